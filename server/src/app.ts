@@ -1,0 +1,90 @@
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Dependencies } from './dependencies.js';
+import { registerAuthentication } from './http/authenticate.js';
+import { registerErrorsPage } from './http/errors-page.js';
+import { createMetrics, registerRequestMetrics } from './http/metrics.js';
+import { trackAllowedMethods } from './http/method-router.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerProblemHandlers } from './http/problem.js';
+import { registerPublicRateLimit } from './http/public-rate-limit.js';
+import { generateRequestId } from './http/request-id.js';
+import { ProblemSchema } from './http/schemas.js';
+import { validatorCompiler } from './http/validation.js';
+import { agentsRoutes } from './modules/agents/agents.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { TokenResponse } from './modules/auth/auth.schemas.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
+import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { Me, User } from './modules/users/users.schemas.js';
+
+export interface BuildOptions {
+  /** A pino logger; tests pass one writing to memory, main.ts one writing to stdout. */
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
+}
+
+/** Plugins, routes and the error handler; no I/O of its own, so tests call it freely. */
+export async function buildApp(deps: Dependencies, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
+    genReqId: generateRequestId,
+    bodyLimit: config.maxBodyBytes,
+    trustProxy: config.trustProxy,
+    disableRequestLogging: true,
+    // A slow client gets this long to send its headers (slowloris) and a whole request.
+    connectionTimeout: 60_000,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only (API.md §1): Fastify's built-in text/plain parser would let plain text reach validation.
+  app.removeContentTypeParser('text/plain');
+  const allowedMethods = trackAllowedMethods(app);
+  registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
+  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks]) app.addSchema(schema);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // API answers carry credentials and personal data: never store them in shared caches.
+    if (request.url.startsWith('/v1/')) reply.header('Cache-Control', 'no-store');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
+      maxAge: 600,
+    });
+  }
+
+  const metrics = createMetrics();
+  registerRequestMetrics(app, metrics);
+  registerAuthentication(app, { accessTokens: deps.accessTokens, revocations: deps.revocations });
+  registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
+  registerErrorsPage(app);
+
+  await app.register(async (v1) => {
+    await v1.register(authRoutes, { users: deps.users, login: deps.login, sessions: deps.sessions });
+    await v1.register(usersRoutes, { users: deps.users });
+    await v1.register(sessionsRoutes, { sessions: deps.sessions });
+    await v1.register(agentsRoutes);
+    await v1.register(jwksRoute(deps.keyRing, { hide: false }));
+    v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }, { prefix: '/v1' });
+  await app.register(jwksRoute(deps.keyRing, { hide: true }));
+  await app.register(healthRoutes({ checks: deps.readiness, metrics }));
+  return app;
+}

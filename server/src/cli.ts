@@ -1,0 +1,133 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { systemClock, isoTime } from './infra/clock.js';
+import { migrateToLatest, openDatabase } from './infra/db/database.js';
+import { isTier, TIERS } from './modules/limits/tiers.js';
+import { rotateSigningKeys } from './modules/tokens/signing-keys.js';
+import { createUsersRepository } from './modules/users/users.repository.js';
+
+const HELP: Record<string, string> = {
+  main: `Usage: npx gatehouse <command> [options]
+
+Commands:
+  serve                                 run the HTTP service (PORT, DATABASE_URL, ...)
+  migrate                               apply pending database migrations and exit
+  users set-tier <email> <tier>         set an account's tier: ${TIERS.join(', ')}
+        [--per-minute N] [--per-day N]  custom limits (enterprise)
+  users grant-admin <email>             give an account the admin role
+  keys rotate                           add a new signing key; old ones stay in JWKS until their tokens expire
+
+Every command reads the same environment as the server. Run "npx gatehouse <command> --help" for details.`,
+  serve: 'Usage: npx gatehouse serve\n\nRuns the service on PORT (default 8080). Migrations run at start.',
+  migrate: 'Usage: npx gatehouse migrate\n\nApplies pending migrations to DATABASE_URL and prints their names.',
+  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N]\n\nTiers: ${TIERS.join(', ')}. --per-minute and --per-day set custom limits; without them the tier's defaults apply.`,
+  'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
+  'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
+};
+
+class UsageError extends Error {}
+
+function positiveInt(value: string | undefined, flag: string): number | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive whole number`);
+  return Number(value);
+}
+
+async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+  const handle = await openDatabase({ url: config.databaseUrl });
+  try {
+    await migrateToLatest(handle);
+    return await run(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function setTier(config: Config, args: string[], flags: { 'per-minute'?: string; 'per-day'?: string }): Promise<string> {
+  const [email, tier] = args;
+  if (!email || !tier) throw new UsageError(HELP['users set-tier']!);
+  if (!isTier(tier)) throw new UsageError(`unknown tier "${tier}"; use one of ${TIERS.join(', ')}`);
+  const perMinute = positiveInt(flags['per-minute'], '--per-minute');
+  const perDay = positiveInt(flags['per-day'], '--per-day');
+  return withDatabase(config, async ({ db }) => {
+    const users = createUsersRepository(db);
+    const user = await users.findByEmail(email);
+    if (!user) throw new UsageError(`no account with email ${email}`);
+    await users.update(user.id, { tier, limit_per_minute: perMinute, limit_per_day: perDay, updated_at: isoTime(Date.now()) });
+    return `${user.email} is now ${tier}${perMinute || perDay ? ` (per minute ${perMinute ?? 'tier default'}, per day ${perDay ?? 'tier default'})` : ''}`;
+  });
+}
+
+async function grantAdmin(config: Config, args: string[]): Promise<string> {
+  const [email] = args;
+  if (!email) throw new UsageError(HELP['users grant-admin']!);
+  return withDatabase(config, async ({ db }) => {
+    const users = createUsersRepository(db);
+    const user = await users.findByEmail(email);
+    if (!user) throw new UsageError(`no account with email ${email}`);
+    await users.update(user.id, { role: 'admin', updated_at: isoTime(Date.now()) });
+    return `${user.email} is now an admin`;
+  });
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { help: { type: 'boolean', short: 'h' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } },
+  });
+  const [command, sub, ...rest] = positionals;
+  const name = command === 'users' || command === 'keys' ? `${command} ${sub ?? ''}`.trim() : (command ?? 'main');
+  if (values.help || !command) {
+    console.log(HELP[name] ?? HELP.main);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (name) {
+    case 'serve': {
+      const { serve } = await import('./main.js');
+      await serve(config);
+      return -1; // keep running
+    }
+    case 'migrate': {
+      const handle = await openDatabase({ url: config.databaseUrl });
+      const names = await migrateToLatest(handle).finally(() => handle.close());
+      console.log(names.length ? `applied: ${names.join(', ')}` : 'database is up to date');
+      return 0;
+    }
+    case 'users set-tier':
+      console.log(await setTier(config, rest, values));
+      return 0;
+    case 'users grant-admin':
+      console.log(await grantAdmin(config, rest));
+      return 0;
+    case 'keys rotate': {
+      const kid = await withDatabase(config, ({ db }) => rotateSigningKeys(db, systemClock, config.secret));
+      console.log(`new signing key ${kid}; instances switch to it within a minute`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${HELP.main}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    const code = await runCli(argv);
+    if (code >= 0) process.exitCode = code;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      console.error(error.message);
+      process.exitCode = 2;
+      return;
+    }
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${(error as Error).message}\n\n${HELP.main}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(`gatehouse: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,123 @@
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/**
+ * The only reader of process.env. Every variable of API.md §8 is declared here with its default;
+ * a bad value stops the start with one line naming the variable.
+ */
+const IntString = (min: number, max: number) => ({ min, max });
+
+const INTS = {
+  PORT: IntString(0, 65535),
+  ACCESS_TOKEN_TTL: IntString(60, 86_400),
+  REFRESH_TOKEN_TTL: IntString(300, 31_536_000),
+  MAX_BODY_BYTES: IntString(1024, 104_857_600),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
+  LOGIN_MAX_FAILURES: IntString(1, 1_000_000),
+} as const;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const Config = Type.Object({
+  port: Type.Integer(),
+  host: Type.String(),
+  publicUrl: Type.String(),
+  databaseUrl: Type.String(),
+  redisUrl: Type.Optional(Type.String()),
+  accessTokenTtl: Type.Integer(),
+  refreshTokenTtl: Type.Integer(),
+  maxBodyBytes: Type.Integer(),
+  publicRateLimitPerMinute: Type.Integer(),
+  loginMaxFailures: Type.Integer(),
+  trustProxy: Type.Boolean(),
+  corsOrigins: Type.Array(Type.String()),
+  smtpUrl: Type.Optional(Type.String()),
+  mailFrom: Type.String(),
+  webhookAllowPrivate: Type.Boolean(),
+  webhookRetryDelays: Type.Array(Type.Integer()),
+  secret: Type.Optional(Type.String()),
+  logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
+  production: Type.Boolean(),
+});
+export type Config = Static<typeof Config>;
+
+const ConfigCheck = Compile(Config);
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`config: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: keyof typeof INTS, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const { min, max } = INTS[name];
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function readBool(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+function readUrl(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = env[name] || fallback;
+  if (raw === undefined) return undefined;
+  if (protocols.includes('sqlite:') && raw.startsWith('sqlite:')) return raw;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `is not a valid URL`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.join(' or ')}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInt(env, 'PORT', 8080);
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const delays = (env.WEBHOOK_RETRY_DELAYS || '5,300,1800,7200,18000,36000,50400,72000,86400').split(',');
+  if (delays.some((d) => !/^\d+$/.test(d.trim()))) {
+    throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'must be a comma-separated list of whole seconds');
+  }
+  const production = env.NODE_ENV === 'production';
+  const secret = env.GATEHOUSE_SECRET || undefined;
+  if (production && !secret) throw new ConfigError('GATEHOUSE_SECRET', 'is required when NODE_ENV=production');
+  if (secret !== undefined && secret.length < 32) throw new ConfigError('GATEHOUSE_SECRET', 'must be at least 32 characters');
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    publicUrl: readUrl(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    databaseUrl: readUrl(env, 'DATABASE_URL', 'sqlite:./data/gatehouse.db', ['sqlite:', 'postgres:', 'postgresql:'])!,
+    redisUrl: readUrl(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
+    accessTokenTtl: readInt(env, 'ACCESS_TOKEN_TTL', 900),
+    refreshTokenTtl: readInt(env, 'REFRESH_TOKEN_TTL', 2_592_000),
+    maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576),
+    publicRateLimitPerMinute: readInt(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 20),
+    loginMaxFailures: readInt(env, 'LOGIN_MAX_FAILURES', 10),
+    trustProxy: readBool(env, 'TRUST_PROXY'),
+    corsOrigins: (env.CORS_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
+    smtpUrl: readUrl(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Gatehouse <no-reply@localhost>',
+    webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    webhookRetryDelays: delays.map((d) => Number(d.trim())),
+    secret,
+    logLevel,
+    production,
+  };
+  if (!ConfigCheck.Check(config)) throw new ConfigError('environment', 'produced an invalid configuration');
+  return config;
+}

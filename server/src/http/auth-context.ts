@@ -1,0 +1,29 @@
+import type { Scope } from '../modules/tokens/scopes.js';
+
+/** Who is calling, resolved once per request by the authenticate hook. */
+export interface AuthContext {
+  userId: string;
+  /** Present for access tokens from a login; null for API keys. */
+  sessionId: string | null;
+  credential: 'access_token' | 'api_key';
+  scopes: ReadonlySet<string>;
+}
+
+/**
+ * What a route demands, declared in its `config.auth`:
+ * - 'session': an access token from a login (account management; API keys get session_required)
+ * - a scope: any credential carrying it
+ * - 'any': any valid credential
+ */
+export type AuthRequirement = 'session' | 'any' | Scope;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+    /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */
+    publicLimit?: string;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}

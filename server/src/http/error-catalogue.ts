@@ -1,0 +1,59 @@
+/**
+ * The closed list of problem `code`s. Codes are public API: add new ones, never rename or
+ * remove one. Each has one HTTP status and one title; `detail` carries the specifics.
+ * docs/ERRORS.md is the human copy of this table; a test keeps the two in step.
+ */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, title: 'Validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON' },
+  invalid_request: { status: 400, title: 'Invalid request' },
+  authentication_required: { status: 401, title: 'Authentication required' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  invalid_token: { status: 401, title: 'Invalid token' },
+  token_expired: { status: 401, title: 'Token expired' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  session_required: { status: 403, title: 'Session required' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  account_disabled: { status: 403, title: 'Account disabled' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
+  email_taken: { status: 409, title: 'Email already registered' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  limit_reached: { status: 422, title: 'Limit reached' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  too_many_attempts: { status: 429, title: 'Too many attempts' },
+  header_too_large: { status: 431, title: 'Request header fields too large' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+export interface FieldError {
+  field: string; // JSON Pointer into the request part, e.g. "/email"
+  code: string;
+  message: string;
+}
+
+/** Thrown anywhere below the routes; turned into problem+json in exactly one place. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown } = {},
+  ) {
+    super(detail ?? ERROR_CATALOGUE[code].title);
+    this.name = 'AppError';
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export function fieldError(field: string, code: string, message: string): AppError {
+  return new AppError('validation_failed', message, { errors: [{ field, code, message }] });
+}

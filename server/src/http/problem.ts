@@ -1,0 +1,83 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './error-catalogue.js';
+import { validationToFieldErrors } from './validation.js';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+export function problemTypeUri(publicUrl: string, code: ErrorCode): string {
+  return `${publicUrl}/docs/errors#${code}`;
+}
+
+/** Framework errors that clients cause, mapped to our public codes. Anything else is a 500. */
+function toAppError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const errors = validationToFieldErrors(error.validation, error.validationContext ?? 'body');
+    return new AppError('validation_failed', errors[0]?.message ?? 'The request is not valid.', { errors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('malformed_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than the limit.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError('unsupported_media_type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+    case 'FST_ERR_CTP_INVALID_PARAMETER':
+      return new AppError('invalid_request', 'The request could not be read.');
+  }
+  if (error.statusCode === 413) return new AppError('payload_too_large', 'The request body is larger than the limit.');
+  if (error.statusCode === 415) return new AppError('unsupported_media_type', 'Send the body as application/json.');
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new AppError('malformed_json', 'The request body is not valid JSON.');
+  }
+  if (error.statusCode === 400) return new AppError('invalid_request', 'The request could not be read.');
+  return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
+}
+
+export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppError): FastifyReply {
+  const { errors, headers, ...extra } = error.extra;
+  const body: ProblemBody = {
+    type: problemTypeUri(publicUrl, error.code),
+    title: ERROR_CATALOGUE[error.code].title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    request_id: String(reply.request.id),
+    ...extra,
+  };
+  if (errors?.length) body.errors = errors;
+  if (headers) reply.headers(headers);
+  return reply.code(error.status).type('application/problem+json').send(body);
+}
+
+/** The one place errors become responses. Registered on the root instance. */
+export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl: string; allowedMethods: (url: string) => string[] }) {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, opts.publicUrl, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = opts.allowedMethods(request.url);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendProblem(reply, opts.publicUrl, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`));
+    }
+    return sendProblem(reply, opts.publicUrl, new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`));
+  });
+}

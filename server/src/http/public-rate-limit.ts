@@ -1,0 +1,29 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
+import { AppError } from './error-catalogue.js';
+import { problemResponses } from './schemas.js';
+
+/**
+ * Per-IP budget for the public auth endpoints (API.md §5): each route with `config.publicLimit`
+ * spends from its group's bucket. The client IP is the socket's unless TRUST_PROXY lets Fastify
+ * take X-Forwarded-For.
+ */
+export function registerPublicRateLimit(app: FastifyInstance, deps: { limiter: AttemptLimiter; perMinute: number }): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const group = route.config?.publicLimit;
+    if (!group) return;
+    const check = async (request: FastifyRequest) => {
+      const decision = await deps.limiter.hit(`public:${group}:${request.ip}`, deps.perMinute, 60);
+      if (!decision.allowed) {
+        throw new AppError('rate_limited', `Too many requests from this address; retry in ${decision.retryAfterSeconds} s.`, {
+          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+          window: 'minute',
+          retry_after: decision.retryAfterSeconds,
+        });
+      }
+    };
+    route.onRequest = [check, ...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [])];
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    schema.response = { ...problemResponses([429]), ...(schema.response as object | undefined) };
+  });
+}

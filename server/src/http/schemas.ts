@@ -1,0 +1,58 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Shared wire schemas. Registered once with addSchema; routes point at them by $id. */
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String({ description: 'JSON Pointer to the offending field (query and path fields are prefixed "query:" / "params:")' }),
+    code: Type.String(),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable machine-readable code; see /docs/errors' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
+);
+
+export const ProblemRef = Type.Ref('Problem');
+
+/** Error responses documented on routes: status → description. */
+export function problemResponses(statuses: number[]): Record<number, TSchema> {
+  const descriptions: Record<number, string> = {
+    400: 'Validation failed or malformed request',
+    401: 'Missing, invalid or expired credential',
+    403: 'Credential lacks the scope or a session is required',
+    404: 'Not found',
+    409: 'Conflict',
+    413: 'Payload too large',
+    415: 'Unsupported media type',
+    422: 'Unprocessable',
+    429: 'Rate limited',
+    500: 'Internal error',
+    503: 'Service unavailable',
+  };
+  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Problem', { description: descriptions[s] ?? 'Error' })]));
+}
+
+export const Timestamp = Type.String({ format: 'date-time', example: '2026-11-22T09:30:00.000Z' });
+
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export function listOf<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as core from './0001-core.js';
+
+/** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-core': core,
+};

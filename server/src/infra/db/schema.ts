@@ -1,0 +1,54 @@
+/**
+ * Table types for Kysely. Portable on purpose: times are RFC 3339 text (sortable as text),
+ * booleans are 0/1 integers, so SQLite and PostgreSQL hold the very same values.
+ */
+export interface UsersTable {
+  id: string;
+  email: string;
+  email_normalized: string;
+  name: string;
+  password_hash: string;
+  tier: string;
+  role: string;
+  email_verified: number;
+  disabled: number;
+  limit_per_minute: number | null;
+  limit_per_day: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  created_at: string;
+  rotated_at: string | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  algorithm: string;
+  public_jwk: string;
+  private_key: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  signing_keys: SigningKeysTable;
+}

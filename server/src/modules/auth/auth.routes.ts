@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { problemResponses } from '../../http/schemas.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { presentUser } from '../users/users.presenter.js';
+import { RegisterBody } from '../users/users.schemas.js';
+import type { UsersService } from '../users/users.service.js';
+import { LoginBody, RefreshBody } from './auth.schemas.js';
+import type { LoginService } from './login.service.js';
+
+interface Deps {
+  users: UsersService;
+  login: LoginService;
+  sessions: SessionsService;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Login and refresh also take OAuth2-style form posts; the parser lives only in this scope. */
+const oauthFormRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { login, sessions }) => {
+  app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  const tags = ['Auth'];
+  const tokenBody = (schema: typeof LoginBody | typeof RefreshBody) => ({
+    content: { 'application/json': { schema }, [FORM]: { schema } },
+  });
+
+  app.post('/auth/login', {
+    config: { publicLimit: 'login' },
+    schema: {
+      tags, operationId: 'login', summary: 'Exchange email and password for tokens',
+      description: 'Unknown email and wrong password answer the same 401. Repeated failures per email and per IP answer 429 too_many_attempts.',
+      body: tokenBody(LoginBody),
+      response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 403, 413, 415, 429]) },
+    },
+  }, async (request) => {
+    const body = request.body as LoginBody;
+    return login.login(body.username, body.password, { ip: request.ip, userAgent: request.headers['user-agent'] });
+  });
+
+  app.post('/auth/refresh', {
+    config: { publicLimit: 'refresh' },
+    schema: {
+      tags, operationId: 'refresh', summary: 'Rotate a refresh token for a new token pair',
+      description: 'Each refresh token works once. Reusing one after rotation (outside a 10 s grace) revokes the whole session.',
+      body: tokenBody(RefreshBody),
+      response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 413, 415, 429]) },
+    },
+  }, async (request) => sessions.refresh((request.body as RefreshBody).refresh_token));
+};
+
+export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
+  const tags = ['Auth'];
+
+  app.post('/auth/register', {
+    config: { publicLimit: 'register' },
+    schema: {
+      tags, operationId: 'register', summary: 'Create an account',
+      body: RegisterBody,
+      response: { 201: Type.Ref('User'), ...problemResponses([400, 409, 413, 415, 429]) },
+    },
+  }, async (request, reply) => {
+    const user = await deps.users.register(request.body);
+    return reply.code(201).header('Location', `/v1/users/me`).send(presentUser(user));
+  });
+
+  await app.register(oauthFormRoutes, deps);
+
+  app.post('/auth/logout', {
+    config: { auth: 'session' },
+    schema: { tags, operationId: 'logout', summary: 'Revoke the current session', response: { 204: Type.Null({ description: 'Signed out' }) } },
+  }, async (request, reply) => {
+    const auth = requireAuth(request);
+    await deps.sessions.revoke(auth.userId, auth.sessionId!, 'logout');
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,63 @@
+import { AppError } from '../../http/error-catalogue.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
+import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
+import { normalizeEmail, type UsersRepository } from '../users/users.repository.js';
+import type { PasswordHasher } from './password-hasher.js';
+
+/** Failed-login windows: per email as configured, per IP ten times that (one NAT, many people). */
+const FAILURE_WINDOW_S = 15 * 60;
+const IP_FAILURE_FACTOR = 10;
+
+export interface LoginDeps {
+  users: UsersRepository;
+  sessions: SessionsService;
+  hasher: PasswordHasher;
+  attempts: AttemptLimiter;
+  maxFailures: number;
+}
+
+export interface ClientInfo {
+  ip: string;
+  userAgent?: string;
+}
+
+export function createLoginService(deps: LoginDeps) {
+  const { users, hasher, attempts, maxFailures } = deps;
+  const emailKey = (email: string) => `login-fail:email:${normalizeEmail(email)}`;
+  const ipKey = (ip: string) => `login-fail:ip:${ip}`;
+  const ipMax = maxFailures * IP_FAILURE_FACTOR;
+
+  async function assertNotThrottled(email: string, ip: string): Promise<void> {
+    const [byEmail, byIp] = await Promise.all([
+      attempts.peek(emailKey(email), maxFailures, FAILURE_WINDOW_S),
+      attempts.peek(ipKey(ip), ipMax, FAILURE_WINDOW_S),
+    ]);
+    const blocked = [byEmail, byIp].find((d) => !d.allowed);
+    if (blocked) {
+      throw new AppError('too_many_attempts', 'Too many failed sign-in attempts; try again later.', {
+        headers: { 'Retry-After': String(blocked.retryAfterSeconds) },
+        retry_after: blocked.retryAfterSeconds,
+      });
+    }
+  }
+
+  return {
+    /**
+     * Unknown email and wrong password give the same answer after the same work (one argon2
+     * verify either way), so neither the status, the body nor the time tells them apart.
+     */
+    async login(username: string, password: string, client: ClientInfo): Promise<TokenResponse> {
+      await assertNotThrottled(username, client.ip);
+      const user = await users.findByEmail(username);
+      const ok = user ? await hasher.verify(user.password_hash, password) : (await hasher.verifyDummy(password), false);
+      if (!user || !ok) {
+        await Promise.all([attempts.hit(emailKey(username), maxFailures, FAILURE_WINDOW_S), attempts.hit(ipKey(client.ip), ipMax, FAILURE_WINDOW_S)]);
+        throw new AppError('invalid_credentials', 'The email or password is not correct.');
+      }
+      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+      await attempts.reset(emailKey(username));
+      return deps.sessions.start(user.id, client);
+    },
+  };
+}
+export type LoginService = ReturnType<typeof createLoginService>;

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { AppError } from '../../http/error-catalogue.js';
+import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
+import { isId } from '../../infra/ids.js';
+import type { SessionsService } from './sessions.service.js';
+
+const Session = Type.Object(
+  {
+    id: Type.String(),
+    created_at: Timestamp,
+    last_used_at: Timestamp,
+    expires_at: Timestamp,
+    ip: Type.Union([Type.String(), Type.Null()]),
+    user_agent: Type.Union([Type.String(), Type.Null()]),
+    current: Type.Boolean({ description: 'True for the session of the token making this request' }),
+  },
+  { $id: 'Session', additionalProperties: false },
+);
+
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
+  const tags = ['Sessions'];
+  app.addSchema(Session);
+
+  app.get('/sessions', {
+    config: { auth: 'session' },
+    schema: { tags, operationId: 'listSessions', summary: 'Active sessions of the account, newest first', querystring: ListQuery, response: { 200: listOf(Type.Ref('Session')), ...problemResponses([400]) } },
+  }, async (request) => {
+    const auth = requireAuth(request);
+    const { limit, cursor } = request.query;
+    if (cursor !== undefined && !isId('session', cursor)) throw new AppError('validation_failed', 'cursor is not valid.', { errors: [{ field: 'query:/cursor', code: 'invalid_format', message: 'cursor is not valid.' }] });
+    const page = await sessions.list(auth.userId, limit, cursor);
+    return {
+      data: page.rows.map((s) => ({ id: s.id, created_at: s.created_at, last_used_at: s.last_used_at, expires_at: s.expires_at, ip: s.ip, user_agent: s.user_agent, current: s.id === auth.sessionId })),
+      next_cursor: page.nextCursor,
+    };
+  });
+
+  app.delete('/sessions/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags, operationId: 'revokeSession', summary: 'Revoke a session; its tokens stop working at once',
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses([404]) },
+    },
+  }, async (request, reply) => {
+    const auth = requireAuth(request);
+    if (!isId('session', request.params.id)) throw new AppError('not_found', 'No active session with this id.');
+    await sessions.revoke(auth.userId, request.params.id);
+    return reply.code(204).send(null);
+  });
+};

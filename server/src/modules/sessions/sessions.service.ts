@@ -1,0 +1,138 @@
+import { AppError } from '../../http/error-catalogue.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import { newId } from '../../infra/ids.js';
+import type { RevocationList } from '../../infra/revocation.js';
+import type { AccessTokens } from '../tokens/access-tokens.js';
+import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
+import { ALL_SCOPES } from '../tokens/scopes.js';
+import type { SessionRow, SessionsRepository } from './sessions.repository.js';
+
+/** A second use of a rotated refresh token this soon is a client racing itself, not theft. */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
+const REFRESH_TOKEN_PREFIX = 'gthr_';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export interface SessionsServiceDeps {
+  sessions: SessionsRepository;
+  accessTokens: AccessTokens;
+  revocations: RevocationList;
+  clock: Clock;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  onRefreshTokenReuse?: (info: { userId: string; sessionId: string }) => void;
+}
+
+export function createSessionsService(deps: SessionsServiceDeps) {
+  const { sessions, accessTokens, revocations, clock } = deps;
+  const scope = ALL_SCOPES.join(' ');
+  const idleExpiry = () => isoTime(clock.now() + deps.refreshTokenTtl * 1000);
+  // A revoked session's tokens live at most one access-token lifetime; remember it that long.
+  const revokedUntil = () => clock.now() + deps.accessTokenTtl * 1000 + 60_000;
+
+  async function tokensFor(userId: string, sessionId: string, refreshToken: string): Promise<TokenResponse> {
+    const { token, expiresIn } = await accessTokens.issue({ userId, sessionId, scope });
+    return { access_token: token, token_type: 'bearer', expires_in: expiresIn, refresh_token: refreshToken, scope };
+  }
+
+  async function revokeSessions(ids: string[]): Promise<void> {
+    if (ids.length) await revocations.revoke(ids, revokedUntil());
+  }
+
+  return {
+    async start(userId: string, client: { ip?: string; userAgent?: string }): Promise<TokenResponse> {
+      const now = isoTime(clock.now());
+      const sessionId = newId('session');
+      const refreshToken = newOpaqueToken(REFRESH_TOKEN_PREFIX);
+      await sessions.db.transaction().execute(async (trx) => {
+        await trx.insertInto('sessions').values({
+          id: sessionId,
+          user_id: userId,
+          created_at: now,
+          last_used_at: now,
+          expires_at: idleExpiry(),
+          revoked_at: null,
+          revoked_reason: null,
+          ip: client.ip?.slice(0, 64) ?? null,
+          user_agent: client.userAgent?.slice(0, 512) ?? null,
+        }).execute();
+        await trx.insertInto('refresh_tokens').values({ token_hash: sha256Hex(refreshToken), session_id: sessionId, created_at: now, rotated_at: null }).execute();
+      });
+      return tokensFor(userId, sessionId, refreshToken);
+    },
+
+    /**
+     * Rotation: every use retires the presented token and issues a new one. A retired token used
+     * again within the grace window (two tabs refreshing at once) gets a sibling token; used later,
+     * it means someone else holds a copy, so the whole session is revoked.
+     */
+    async refresh(refreshToken: string): Promise<TokenResponse> {
+      const invalid = new AppError('invalid_token', 'The refresh token is not valid.');
+      if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 100) throw invalid;
+      const hash = sha256Hex(refreshToken);
+      const found = await sessions.findByRefreshHash(hash);
+      const nowMs = clock.now();
+      if (!found || found.revoked_at !== null) throw invalid;
+      if (found.expires_at <= isoTime(nowMs)) throw new AppError('token_expired', 'The session has expired; log in again.');
+
+      const nowIso = isoTime(nowMs);
+      const next = newOpaqueToken(REFRESH_TOKEN_PREFIX);
+      const outcome = await sessions.db.transaction().execute(async (trx) => {
+        const rotated = await trx.updateTable('refresh_tokens').set({ rotated_at: nowIso }).where('token_hash', '=', hash).where('rotated_at', 'is', null).executeTakeFirst();
+        if (Number(rotated.numUpdatedRows) === 0) {
+          const row = await trx.selectFrom('refresh_tokens').select('rotated_at').where('token_hash', '=', hash).executeTakeFirst();
+          const rotatedAt = row?.rotated_at ? Date.parse(row.rotated_at) : 0;
+          if (nowMs - rotatedAt > REFRESH_REUSE_GRACE_MS) return 'reused' as const;
+        }
+        await trx.insertInto('refresh_tokens').values({ token_hash: sha256Hex(next), session_id: found.session_id, created_at: nowIso, rotated_at: null }).execute();
+        await trx.updateTable('sessions').set({ last_used_at: nowIso, expires_at: idleExpiry() }).where('id', '=', found.session_id).execute();
+        return 'rotated' as const;
+      });
+      if (outcome === 'reused') {
+        const ids = await sessions.revoke({ userId: found.user_id, sessionId: found.session_id }, nowIso, 'refresh_token_reused');
+        await revokeSessions(ids);
+        deps.onRefreshTokenReuse?.({ userId: found.user_id, sessionId: found.session_id });
+        throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety.');
+      }
+      return tokensFor(found.user_id, found.session_id, next);
+    },
+
+    async list(userId: string, limit: number, cursor?: string): Promise<{ rows: SessionRow[]; nextCursor: string | null }> {
+      const rows = await sessions.listActiveForUser(userId, isoTime(clock.now()), limit + 1, cursor);
+      const page = rows.slice(0, limit);
+      return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    },
+
+    /** Revokes one session of this user; 404 when it is not theirs or already gone. */
+    async revoke(userId: string, sessionId: string, reason = 'revoked'): Promise<void> {
+      const ids = await sessions.revoke({ userId, sessionId }, isoTime(clock.now()), reason);
+      if (ids.length === 0) throw new AppError('not_found', 'No active session with this id.');
+      await revokeSessions(ids);
+    },
+
+    async revokeAll(userId: string, reason: string, exceptSessionId?: string): Promise<string[]> {
+      const ids = await sessions.revoke({ userId, exceptSessionId }, isoTime(clock.now()), reason);
+      await revokeSessions(ids);
+      return ids;
+    },
+
+    /** Before a user row disappears: every session id, revoked or not, joins the revocation list. */
+    async forgetUser(userId: string): Promise<void> {
+      await revokeSessions(await sessions.idsForUser(userId));
+    },
+
+    /** At start: sessions revoked recently may still have live tokens in the wild. */
+    async loadRecentRevocations(): Promise<void> {
+      const since = isoTime(clock.now() - deps.accessTokenTtl * 1000 - 60_000);
+      const rows = await sessions.revokedSince(since);
+      await revokeSessions(rows.map((r) => r.id));
+    },
+  };
+}
+export type SessionsService = ReturnType<typeof createSessionsService>;

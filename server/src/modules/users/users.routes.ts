@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { problemResponses } from '../../http/schemas.js';
+import { Type } from 'typebox';
+import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
+import { presentMe } from './users.presenter.js';
+import type { UsersService } from './users.service.js';
+
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
+  const tags = ['Account'];
+  const config = { auth: 'session' as const };
+
+  app.get('/users/me', {
+    config,
+    schema: { tags, operationId: 'getMe', summary: 'The signed-in user', response: { 200: Type.Ref('Me') } },
+  }, async (request) => presentMe(await users.requireUser(requireAuth(request).userId)));
+
+  app.patch('/users/me', {
+    config,
+    schema: { tags, operationId: 'updateMe', summary: 'Change the display name', body: UpdateMeBody, response: { 200: Type.Ref('Me'), ...problemResponses([400, 413, 415]) } },
+  }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body)));
+
+  app.delete('/users/me', {
+    config,
+    schema: {
+      tags, operationId: 'deleteMe', summary: 'Delete the account and everything it owns', description: 'Needs the current password.',
+      body: DeleteMeBody, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([400, 413, 415]) },
+    },
+  }, async (request, reply) => {
+    await users.delete(requireAuth(request).userId, request.body.password);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/users/me/password', {
+    config,
+    schema: {
+      tags, operationId: 'changePassword', summary: 'Change the password; signs out every other session',
+      body: ChangePasswordBody, response: { 204: Type.Null({ description: 'Changed' }), ...problemResponses([400, 413, 415]) },
+    },
+  }, async (request, reply) => {
+    const auth = requireAuth(request);
+    await users.changePassword(auth.userId, auth.sessionId!, request.body);
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,52 @@
+import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../http/schemas.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/password-policy.js';
+import { TIERS } from '../limits/tiers.js';
+
+/** No C0/C1 control characters (newlines, NUL, escape sequences) in display names. */
+const NO_CONTROL_CHARS = '^[^\\p{Cc}]*$';
+
+export const NameField = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS, example: 'Ada Lovelace' });
+// Bounds are checked again in code (in code points); the schema bounds stop absurd inputs early.
+export const PasswordField = Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX * 4, example: 'correct horse battery staple' });
+export const EmailField = Type.String({ format: 'email', maxLength: 254, example: 'ada@example.com' });
+
+export const User = Type.Object(
+  {
+    id: Type.String({ example: 'usr_01jd4z3k8x2v6n9q7w5e3r1t0y' }),
+    email: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'User', additionalProperties: false },
+);
+
+export const Me = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+    role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
+    email_verified: Type.Boolean(),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }),
+  },
+  { $id: 'Me', additionalProperties: false },
+);
+
+export const RegisterBody = Type.Object({ email: EmailField, password: PasswordField, name: NameField }, { additionalProperties: false });
+export type RegisterBody = Static<typeof RegisterBody>;
+
+export const UpdateMeBody = Type.Object({ name: Type.Optional(NameField) }, { additionalProperties: false });
+export type UpdateMeBody = Static<typeof UpdateMeBody>;
+
+export const DeleteMeBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false });
+export type DeleteMeBody = Static<typeof DeleteMeBody>;
+
+export const ChangePasswordBody = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: PasswordField },
+  { additionalProperties: false },
+);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;

@@ -1,0 +1,104 @@
+import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
+import { newId } from '../../infra/ids.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import { assertPasswordAcceptable } from '../auth/password-policy.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
+
+export const NAME_MAX = 100;
+
+/** Trimmed, 1–100 characters; control characters are refused by the schema pattern. */
+export function cleanName(name: string, field = '/name'): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw fieldError(field, 'too_short', 'name must not be empty.');
+  if ([...trimmed].length > NAME_MAX) throw fieldError(field, 'too_long', `name must be at most ${NAME_MAX} characters.`);
+  return trimmed;
+}
+
+export interface UsersServiceDeps {
+  users: UsersRepository;
+  sessions: SessionsService;
+  hasher: PasswordHasher;
+  clock: Clock;
+}
+
+export function createUsersService(deps: UsersServiceDeps) {
+  const { users, hasher, clock } = deps;
+
+  async function requireUser(userId: string): Promise<UserRow> {
+    const user = await users.findById(userId);
+    // The token outlived its account (deleted elsewhere): the credential is no longer valid.
+    if (!user) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
+    return user;
+  }
+
+  async function checkPassword(user: UserRow, password: string, field: string): Promise<void> {
+    if (!(await hasher.verify(user.password_hash, password))) {
+      throw fieldError(field, 'incorrect_password', 'The password is not correct.');
+    }
+  }
+
+  return {
+    requireUser,
+
+    async register(input: { email: string; password: string; name: string }): Promise<UserRow> {
+      const name = cleanName(input.name);
+      const email = input.email.trim();
+      assertPasswordAcceptable(input.password, '/password', { email });
+      if (await users.findByEmail(email)) throw new AppError('email_taken', 'An account with this email already exists.');
+      const now = isoTime(clock.now());
+      const row: UserRow = {
+        id: newId('user'),
+        email,
+        email_normalized: normalizeEmail(email),
+        name,
+        password_hash: await hasher.hash(input.password),
+        tier: 'free',
+        role: 'user',
+        email_verified: 0,
+        disabled: 0,
+        limit_per_minute: null,
+        limit_per_day: null,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await users.insert(row);
+      } catch (error) {
+        // Two registrations raced past the check above; the unique index decides.
+        if (isUniqueViolation(error)) throw new AppError('email_taken', 'An account with this email already exists.');
+        throw error;
+      }
+      return row;
+    },
+
+    async update(userId: string, changes: { name?: string }): Promise<UserRow> {
+      const user = await requireUser(userId);
+      if (changes.name === undefined) return user;
+      const next = { name: cleanName(changes.name), updated_at: isoTime(clock.now()) };
+      await users.update(userId, next);
+      return { ...user, ...next };
+    },
+
+    async changePassword(userId: string, sessionId: string, input: { current_password: string; new_password: string }): Promise<void> {
+      const user = await requireUser(userId);
+      await checkPassword(user, input.current_password, '/current_password');
+      assertPasswordAcceptable(input.new_password, '/new_password', { email: user.email });
+      if (input.new_password === input.current_password) {
+        throw fieldError('/new_password', 'unchanged', 'The new password must differ from the current one.');
+      }
+      await users.update(userId, { password_hash: await hasher.hash(input.new_password), updated_at: isoTime(clock.now()) });
+      await deps.sessions.revokeAll(userId, 'password_changed', sessionId);
+    },
+
+    async delete(userId: string, password: string): Promise<void> {
+      const user = await requireUser(userId);
+      await checkPassword(user, password, '/password');
+      await deps.sessions.forgetUser(userId);
+      await users.delete(userId);
+    },
+  };
+}
+export type UsersService = ReturnType<typeof createUsersService>;
