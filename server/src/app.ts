@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
 import { registerAuthentication } from './http/authenticate.js';
 import { registerErrorsPage } from './http/errors-page.js';
@@ -34,7 +34,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     genReqId: generateRequestId,
     bodyLimit: config.maxBodyBytes,
     trustProxy: config.trustProxy,
-    disableRequestLogging: true,
+    // One compact line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     // A slow client gets this long to send its headers (slowloris) and a whole request.
     connectionTimeout: 60_000,
     requestTimeout: 30_000,

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080, host: '0.0.0.0', publicUrl: 'http://localhost:8080', databaseUrl: 'sqlite:./data/gatehouse.db',
+      accessTokenTtl: 900, refreshTokenTtl: 2_592_000, maxBodyBytes: 1_048_576, publicRateLimitPerMinute: 20,
+      loginMaxFailures: 10, trustProxy: false, corsOrigins: [], webhookAllowPrivate: false, logLevel: 'info',
+    });
+    expect(c.webhookRetryDelays).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+    expect(c.redisUrl).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ACCESS_TOKEN_TTL: '-5' }, 'ACCESS_TOKEN_TTL'],
+    [{ WEBHOOK_RETRY_DELAYS: '5,x' }, 'WEBHOOK_RETRY_DELAYS'],
+    [{ NODE_ENV: 'production' }, 'GATEHOUSE_SECRET'],
+    [{ GATEHOUSE_SECRET: 'short' }, 'GATEHOUSE_SECRET'],
+  ])('refuses %o with one line naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^config: ${name} `));
+  });
+
+  it('takes PUBLIC_URL without a trailing slash and parses lists', () => {
+    const c = loadConfig({ PUBLIC_URL: 'https://auth.example.com/', CORS_ORIGINS: 'https://a.test, https://b.test' });
+    expect(c.publicUrl).toBe('https://auth.example.com');
+    expect(c.corsOrigins).toEqual(['https://a.test', 'https://b.test']);
+  });
+});

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createDependencies, type Dependencies } from '../src/dependencies.js';
+import { ManualClock } from '../src/infra/clock.js';
+import { createLogger } from '../src/infra/logger.js';
+
+/**
+ * A fresh app on a fresh database for each test file (or test): in-memory SQLite by default,
+ * its own PostgreSQL schema when DATABASE_URL is set, so the same suites run on both.
+ */
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Dependencies;
+  config: Config;
+  clock: ManualClock;
+  /** Every log line the app wrote, raw JSON text. */
+  logs: string[];
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  register(input?: Partial<{ email: string; password: string; name: string }>): Promise<{ email: string; password: string; id: string }>;
+  login(email: string, password: string, headers?: Record<string, string>): Promise<TokenPair>;
+  /** Register and log in a fresh user. */
+  signUp(input?: Partial<{ email: string; password: string; name: string }>): Promise<{ email: string; password: string; id: string; tokens: TokenPair }>;
+  close(): Promise<void>;
+}
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+export const dialect = process.env.DATABASE_URL ? 'postgres' : 'sqlite';
+export const STRONG_PASSWORD = 'Vivid-Otter-Quarry-42';
+let counter = 0;
+
+export function uniqueEmail(): string {
+  return `user${++counter}.${randomBytes(4).toString('hex')}@example.com`;
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export async function createTestApp(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestApp> {
+  const clock = options.clock ?? new ManualClock(Date.now());
+  const schema = process.env.DATABASE_URL ? `test_${randomBytes(6).toString('hex')}` : undefined;
+  const config = loadConfig({
+    DATABASE_URL: process.env.DATABASE_URL ?? 'sqlite::memory:',
+    PUBLIC_URL: 'http://gatehouse.test',
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '10000',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const logger = createLogger('debug', { write: (line: string) => void logs.push(line) });
+  const deps = await createDependencies(config, { clock, databaseSchema: schema });
+  const app = await buildApp(deps, { loggerInstance: logger });
+  await app.ready();
+
+  const request = (opts: InjectOptions) => app.inject(opts);
+
+  async function register(input: Partial<{ email: string; password: string; name: string }> = {}) {
+    const body = { email: input.email ?? uniqueEmail(), password: input.password ?? STRONG_PASSWORD, name: input.name ?? 'Test User' };
+    const res = await request({ method: 'POST', url: '/v1/auth/register', payload: body });
+    if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+    return { email: body.email, password: body.password, id: res.json().id as string };
+  }
+
+  async function login(email: string, password: string, headers: Record<string, string> = {}): Promise<TokenPair> {
+    const res = await request({ method: 'POST', url: '/v1/auth/login', payload: { username: email, password }, headers });
+    if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+    return res.json();
+  }
+
+  return {
+    app, deps, config, clock, logs, request, register, login,
+    async signUp(input) {
+      const user = await register(input);
+      return { ...user, tokens: await login(user.email, user.password) };
+    },
+    async close() {
+      await app.close();
+      if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(deps.database.db);
+      await deps.close();
+    },
+  };
+}
