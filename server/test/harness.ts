@@ -34,7 +34,9 @@ export interface TokenPair {
   scope: string;
 }
 
-export const dialect = process.env.DATABASE_URL ? 'postgres' : 'sqlite';
+export const dialect = (process.env.DATABASE_URL ? 'postgres' : 'sqlite') + (process.env.REDIS_URL ? ' + redis' : '');
+/** With Redis the account limiter runs on the Redis server's clock, so waits must be real. */
+export const limiterUsesRealTime = Boolean(process.env.REDIS_URL);
 export const STRONG_PASSWORD = 'Vivid-Otter-Quarry-42';
 let counter = 0;
 
@@ -46,18 +48,31 @@ export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
+/** Leaves no schema behind when a suite fails before its own cleanup could run. */
+async function dropSchema(schema: string): Promise<void> {
+  const { openDatabase } = await import('../src/infra/db/database.js');
+  const handle = await openDatabase({ url: process.env.DATABASE_URL! });
+  await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle.db).finally(() => handle.close());
+}
+
 export async function createTestApp(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestApp> {
   const clock = options.clock ?? new ManualClock(Date.now());
   const schema = process.env.DATABASE_URL ? `test_${randomBytes(6).toString('hex')}` : undefined;
   const config = loadConfig({
     DATABASE_URL: process.env.DATABASE_URL ?? 'sqlite::memory:',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     PUBLIC_URL: 'http://gatehouse.test',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '10000',
     ...options.env,
   });
   const logs: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logs.push(line) });
-  const deps = await createDependencies(config, { clock, databaseSchema: schema });
+  // Each app gets its own Redis key space, so limits and attempt counters never leak between suites.
+  const redisKeyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  const deps = await createDependencies(config, { clock, databaseSchema: schema, redisKeyPrefix }).catch(async (error: unknown) => {
+    if (schema) await dropSchema(schema);
+    throw error;
+  });
   const app = await buildApp(deps, { loggerInstance: logger });
   await app.ready();
 

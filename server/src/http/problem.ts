@@ -33,6 +33,9 @@ function toAppError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new AppError('unsupported_media_type', 'Send the body as application/json.');
+    // A path parameter longer than the router allows cannot name anything that exists.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('not_found', 'No resource matches this path.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
@@ -62,6 +65,21 @@ export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppEr
   if (errors?.length) body.errors = errors;
   if (headers) reply.headers(headers);
   return reply.code(error.status).type('application/problem+json').send(body);
+}
+
+/**
+ * Errors Fastify raises while routing (bad percent-encoding, an over-long path parameter) skip
+ * setErrorHandler and the onRequest hooks; passed as the `frameworkErrors` option, they become
+ * problem details with an X-Request-Id like every other answer.
+ */
+export function frameworkErrorHandler(publicUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void sendProblem(reply, publicUrl, appError);
+  };
 }
 
 /** The one place errors become responses. Registered on the root instance. */

@@ -75,7 +75,14 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Runs pending migrations; safe to call from several instances at once (Kysely takes a lock). */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
-  const migrator = new Migrator({ db: handle.db, provider });
+  // Kysely looks for its own migration tables in every schema of the database unless told which
+  // one; a kysely_migration_lock in some other schema (another app, another test) would make it
+  // skip creating ours and then fail. Pin them to the schema our unqualified tables land in.
+  const migrationTableSchema =
+    handle.dialect === 'postgres'
+      ? ((await sql<{ schema: string | null }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema ?? undefined)
+      : undefined;
+  const migrator = new Migrator({ db: handle.db, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
