@@ -7,17 +7,20 @@ import { registerErrorsPage } from './http/errors-page.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackAllowedMethods } from './http/method-router.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerProblemHandlers } from './http/problem.js';
+import { frameworkErrorHandler, registerProblemHandlers } from './http/problem.js';
 import { registerPublicRateLimit } from './http/public-rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
 import { agentsRoutes } from './modules/agents/agents.routes.js';
+import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { TokenResponse } from './modules/auth/auth.schemas.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
-import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { Me, User } from './modules/users/users.schemas.js';
 
@@ -32,6 +35,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     genReqId: generateRequestId,
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
     bodyLimit: config.maxBodyBytes,
     trustProxy: config.trustProxy,
     // One compact line per request (onResponse below) instead of Fastify's two.
@@ -49,7 +53,9 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   app.removeContentTypeParser('text/plain');
   const allowedMethods = trackAllowedMethods(app);
   registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
-  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks]) app.addSchema(schema);
+  // Every named schema is added here, at the root: a child plugin calling addSchema would get
+  // Fastify's default validator instead of ours (lenient bodies) for its routes.
+  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser]) app.addSchema(schema);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -72,7 +78,10 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
 
   const metrics = createMetrics();
   registerRequestMetrics(app, metrics);
-  registerAuthentication(app, { accessTokens: deps.accessTokens, revocations: deps.revocations });
+  registerAuthentication(app, {
+    accessTokens: deps.accessTokens, revocations: deps.revocations, apiKeys: deps.apiKeyVerifier,
+    accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
+  });
   registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   registerErrorsPage(app);
@@ -81,6 +90,9 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await v1.register(authRoutes, { users: deps.users, login: deps.login, sessions: deps.sessions });
     await v1.register(usersRoutes, { users: deps.users });
     await v1.register(sessionsRoutes, { sessions: deps.sessions });
+    await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys });
+    await v1.register(usageRoutes, { accounts: deps.accounts });
+    await v1.register(adminRoutes, { admin: deps.admin });
     await v1.register(agentsRoutes);
     await v1.register(jwksRoute(deps.keyRing, { hide: false }));
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

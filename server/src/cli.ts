@@ -27,9 +27,30 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
 
 class UsageError extends Error {}
 
+/**
+ * Running instances cache accounts for up to 5 s. With Redis, tell them at once, the same way
+ * the admin API does; without it they pick the change up when their cache entry expires.
+ */
+async function announceAccountChange(config: Config, userId: string): Promise<void> {
+  if (!config.redisUrl) return;
+  const { connectRedis } = await import('./infra/redis.js');
+  const redis = await connectRedis(config.redisUrl, 'commands');
+  try {
+    const { publishOnce } = await import('./infra/bus.js');
+    await publishOnce(redis, { type: 'account-changed', userId });
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The limit columns are 32-bit integers (PostgreSQL `integer`). */
+const MAX_LIMIT = 2_147_483_647;
+
 function positiveInt(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive whole number`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_LIMIT) {
+    throw new UsageError(`${flag} must be a whole number from 1 to ${MAX_LIMIT}, got "${value}"`);
+  }
   return Number(value);
 }
 
@@ -54,6 +75,7 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
     const user = await users.findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
     await users.update(user.id, { tier, limit_per_minute: perMinute, limit_per_day: perDay, updated_at: isoTime(Date.now()) });
+    await announceAccountChange(config, user.id);
     return `${user.email} is now ${tier}${perMinute || perDay ? ` (per minute ${perMinute ?? 'tier default'}, per day ${perDay ?? 'tier default'})` : ''}`;
   });
 }
@@ -66,6 +88,7 @@ async function grantAdmin(config: Config, args: string[]): Promise<string> {
     const user = await users.findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
     await users.update(user.id, { role: 'admin', updated_at: isoTime(Date.now()) });
+    await announceAccountChange(config, user.id);
     return `${user.email} is now an admin`;
   });
 }

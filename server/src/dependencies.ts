@@ -1,11 +1,25 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { createMemoryBus, createRedisBus, type Bus } from './infra/bus.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './infra/db/database.js';
 import { createMemoryAttemptLimiter, type AttemptLimiter } from './infra/limits/attempt-limiter.js';
-import { createMemoryRevocationList, type RevocationList } from './infra/revocation.js';
+import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './infra/limits/redis-attempt-limiter.js';
+import { connectRedis } from './infra/redis.js';
+import { createRevocationList, type RevocationList } from './infra/revocation.js';
+import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
+import { createAdminService, type AdminService } from './modules/admin/admin.service.js';
+import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
+import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
+import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createLoginService, type LoginService } from './modules/auth/login.service.js';
 import { createPasswordHasher, type PasswordHasher } from './modules/auth/password-hasher.js';
 import type { ReadinessCheck } from './modules/health/health.routes.js';
+import { withFallback } from './modules/limits/fallback-rate-limiter.js';
+import { createMemoryRateLimiter } from './modules/limits/memory-rate-limiter.js';
+import type { RateLimiter } from './modules/limits/rate-limiter.js';
+import { createRedisRateLimiter } from './modules/limits/redis-rate-limiter.js';
 import { createSessionsRepository } from './modules/sessions/sessions.repository.js';
 import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service.js';
 import { createAccessTokens, type AccessTokens } from './modules/tokens/access-tokens.js';
@@ -18,14 +32,20 @@ export interface Dependencies {
   config: Config;
   clock: Clock;
   database: DatabaseHandle;
+  bus: Bus;
   keyRing: KeyRing;
   accessTokens: AccessTokens;
   revocations: RevocationList;
   attempts: AttemptLimiter;
+  limiter: RateLimiter;
   hasher: PasswordHasher;
+  accounts: AccountCache;
   users: UsersService;
   sessions: SessionsService;
   login: LoginService;
+  apiKeys: ApiKeysService;
+  apiKeyVerifier: ApiKeyVerifierService;
+  admin: AdminService;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -35,43 +55,99 @@ export interface DependencyOverrides {
   clock?: Clock;
   /** PostgreSQL schema (tests isolate themselves this way). */
   databaseSchema?: string;
+  /** Prefix for Redis keys (tests isolate themselves this way). */
+  redisKeyPrefix?: string;
+  logger?: Pick<Logger, 'error' | 'warn'>;
+}
+
+interface Shared {
+  bus: Bus;
+  limiter: RateLimiter;
+  attempts: AttemptLimiter;
+  readiness: ReadinessCheck[];
+  close(): Promise<void>;
+}
+
+/** Memory (embedded) or Redis (many instances): the bus, the account limiter, the attempt limiter. */
+async function createShared(config: Config, clock: Clock, overrides: DependencyOverrides): Promise<Shared> {
+  const memoryLimiter = createMemoryRateLimiter(() => clock.now());
+  const memoryAttempts = createMemoryAttemptLimiter({ now: () => clock.now() });
+  if (!config.redisUrl) {
+    return { bus: createMemoryBus(), limiter: memoryLimiter, attempts: memoryAttempts, readiness: [], close: () => memoryLimiter.close() };
+  }
+  const log = overrides.logger;
+  let lastConnectionError = 0;
+  const onRedisError = (error: unknown) => {
+    // ioredis reports every failed reconnect; one line per 10 s is enough to be seen.
+    if (Date.now() - lastConnectionError > 10_000) {
+      lastConnectionError = Date.now();
+      log?.error({ err: error }, 'redis unavailable');
+    }
+  };
+  const commands: Redis = await connectRedis(config.redisUrl, 'commands', onRedisError);
+  const subscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
+  const prefix = overrides.redisKeyPrefix ?? 'gatehouse:';
+  const fallbackNotice = (error: unknown) => log?.error({ err: error }, 'redis limiter failed: limiting per instance until it is back');
+  return {
+    bus: await createRedisBus({ publisher: commands, subscriber, onError: onRedisError }),
+    limiter: withFallback(createRedisRateLimiter(commands, `${prefix}rl:`, () => clock.now()), memoryLimiter, fallbackNotice),
+    attempts: attemptLimiterWithFallback(createRedisAttemptLimiter(commands, `${prefix}attempts:`, () => clock.now()), memoryAttempts, fallbackNotice),
+    readiness: [{ name: 'redis', check: async () => void (await commands.ping()) }],
+    async close() {
+      await memoryLimiter.close();
+      subscriber.disconnect();
+      commands.disconnect();
+    },
+  };
 }
 
 export async function createDependencies(config: Config, overrides: DependencyOverrides = {}): Promise<Dependencies> {
   const clock = overrides.clock ?? systemClock;
+  const onError = (error: unknown) => overrides.logger?.error({ err: error }, 'background task failed');
   const database = await openDatabase({ url: config.databaseUrl, schema: overrides.databaseSchema });
+  let shared: Shared | undefined;
   try {
     await migrateToLatest(database);
+    shared = await createShared(config, clock, overrides);
+    const { bus, limiter, attempts } = shared;
     const keyRing = await createKeyRing({ db: database.db, clock, secret: config.secret, accessTokenTtl: config.accessTokenTtl });
     const accessTokens = createAccessTokens({ keyRing, clock, issuer: config.publicUrl, ttlSeconds: config.accessTokenTtl });
-    const revocations = createMemoryRevocationList(() => clock.now());
-    const attempts = createMemoryAttemptLimiter({ now: () => clock.now() });
+    const revocations = createRevocationList(bus, () => clock.now());
     const hasher = await createPasswordHasher();
     const sessions = createSessionsService({
-      sessions: createSessionsRepository(database.db),
-      accessTokens,
-      revocations,
-      clock,
-      accessTokenTtl: config.accessTokenTtl,
-      refreshTokenTtl: config.refreshTokenTtl,
+      sessions: createSessionsRepository(database.db), accessTokens, revocations, clock,
+      accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
     });
     await sessions.loadRecentRevocations();
+    // Messages sent while our subscription was down are lost: reload what they would have said.
+    bus.onReconnect(() => void sessions.loadRecentRevocations().catch(onError));
     const usersRepository = createUsersRepository(database.db);
-    const users = createUsersService({ users: usersRepository, sessions, hasher, clock });
+    const accounts = createAccountCache({ users: usersRepository, bus, clock });
+    const apiKeysRepository = createApiKeysRepository(database.db);
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock });
+    const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
+    const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock });
     const login = createLoginService({ users: usersRepository, sessions, hasher, attempts, maxFailures: config.loginMaxFailures });
+    const admin = createAdminService({ db: database.db, accounts, sessions, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
-    const keyReload = setInterval(() => void keyRing.reload().catch(() => {}), 60_000);
+    const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
+    const sharedHandle = shared;
     return {
-      config, clock, database, keyRing, accessTokens, revocations, attempts, hasher, users, sessions, login,
-      readiness: [{ name: 'database', check: () => database.ping() }],
+      config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
+      users, sessions, login, apiKeys, apiKeyVerifier, admin,
+      readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         clearInterval(keyReload);
+        await apiKeyVerifier.close();
         await revocations.close();
+        await sharedHandle.bus.close();
+        await sharedHandle.close();
         await database.close();
       },
     };
   } catch (error) {
+    await shared?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -6,7 +6,7 @@ import { createLogger } from './infra/logger.js';
 /** Process entry for `gatehouse serve`: config → dependencies → listen → graceful shutdown. */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const deps = await createDependencies(config);
+  const deps = await createDependencies(config, { logger });
   const app = await buildApp(deps, { loggerInstance: logger });
   await app.listen({ port: config.port, host: config.host });
   logger.info({ url: config.publicUrl, database: deps.database.dialect }, 'gatehouse listening');

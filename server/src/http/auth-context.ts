@@ -1,3 +1,4 @@
+import type { RateDecision } from '../modules/limits/rate-limiter.js';
 import type { Scope } from '../modules/tokens/scopes.js';
 
 /** Who is calling, resolved once per request by the authenticate hook. */
@@ -7,15 +8,18 @@ export interface AuthContext {
   sessionId: string | null;
   credential: 'access_token' | 'api_key';
   scopes: ReadonlySet<string>;
+  /** The key's id when the credential is an API key. */
+  apiKeyId?: string;
 }
 
 /**
  * What a route demands, declared in its `config.auth`:
  * - 'session': an access token from a login (account management; API keys get session_required)
  * - a scope: any credential carrying it
+ * - 'admin': an access token of a user with role admin
  * - 'any': any valid credential
  */
-export type AuthRequirement = 'session' | 'any' | Scope;
+export type AuthRequirement = 'session' | 'admin' | 'any' | Scope;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,5 +29,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The account's budget after this request was counted (set with auth). */
+    rateLimit: RateDecision | null;
   }
 }

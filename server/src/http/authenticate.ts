@@ -1,8 +1,13 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Clock } from '../infra/clock.js';
 import type { RevocationList } from '../infra/revocation.js';
+import type { AccountCache } from '../modules/accounts/account-cache.js';
+import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
+import { limitsFor } from '../modules/limits/tiers.js';
 import type { AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
 import { AppError } from './error-catalogue.js';
+import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { problemResponses } from './schemas.js';
 
 export interface ApiKeyVerifier {
@@ -12,8 +17,10 @@ export interface ApiKeyVerifier {
 export interface AuthenticateDeps {
   accessTokens: AccessTokens;
   revocations: RevocationList;
-  /** Filled in when API keys exist; until then a `gth_` credential is simply invalid. */
-  apiKeys?: ApiKeyVerifier;
+  apiKeys: ApiKeyVerifier;
+  accounts: AccountCache;
+  limiter: RateLimiter;
+  clock: Clock;
 }
 
 const REALM = 'Bearer realm="gatehouse"';
@@ -24,34 +31,30 @@ function challenge(code: 'authentication_required' | 'invalid_token' | 'token_ex
   return new AppError(code, detail, { headers: { 'WWW-Authenticate': header } });
 }
 
-export async function resolveCredential(deps: AuthenticateDeps, authorization: string | undefined): Promise<AuthContext> {
+function asChallenge(error: unknown): never {
+  if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'token_expired')) throw challenge(error.code, error.message);
+  throw error;
+}
+
+/** Tells an API key from an access token by prefix and verifies it (both paths cache). */
+export async function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): Promise<AuthContext> {
   if (!authorization) throw challenge('authentication_required', 'Send Authorization: Bearer <API key or access token>.');
   const match = /^Bearer +(\S+) *$/i.exec(authorization);
   if (!match || match[1]!.length > MAX_CREDENTIAL_LENGTH) throw challenge('invalid_token', 'The Authorization header must be "Bearer <credential>".');
   const credential = match[1]!;
-  if (credential.startsWith('gth_')) {
-    if (!deps.apiKeys) throw challenge('invalid_token', 'The API key is not valid.');
-    return deps.apiKeys.verify(credential).catch((e: unknown) => {
-      throw e instanceof AppError ? challenge(e.code === 'token_expired' ? 'token_expired' : 'invalid_token', e.message) : e;
-    });
-  }
-  let claims;
-  try {
-    claims = await deps.accessTokens.verify(credential);
-  } catch (e) {
-    if (e instanceof AppError) throw challenge(e.code === 'token_expired' ? 'token_expired' : 'invalid_token', e.message);
-    throw e;
-  }
+  if (credential.startsWith('gth_')) return deps.apiKeys.verify(credential).catch(asChallenge);
+  const claims = await deps.accessTokens.verify(credential).catch(asChallenge);
   if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
   return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: new Set(claims.scope.split(' ')) };
 }
 
-function authorize(auth: AuthContext, requirement: AuthRequirement): void {
+function authorize(auth: AuthContext, requirement: AuthRequirement, role: string): void {
   if (requirement === 'any') return;
-  if (requirement === 'session') {
+  if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
       throw new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
     }
+    if (requirement === 'admin' && role !== 'admin') throw new AppError('forbidden', 'This operation is for administrators.');
     return;
   }
   if (!auth.scopes.has(requirement)) {
@@ -62,21 +65,49 @@ function authorize(auth: AuthContext, requirement: AuthRequirement): void {
   }
 }
 
+function rateLimited(decision: RateDecision): AppError {
+  const window = decision.violated === 'day' ? 'day' : 'minute';
+  const limit = window === 'day' ? decision.day.limit : decision.minute.limit;
+  return new AppError('rate_limited', `The account's ${window} limit of ${limit} requests is used up; retry in ${decision.retryAfterSeconds} s.`, {
+    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    window,
+    limit,
+    retry_after: decision.retryAfterSeconds,
+  });
+}
+
+/**
+ * The authenticate step of every protected route: resolve the credential, load the account
+ * (cached), spend one request of the account's budget (one limiter call, both windows), then
+ * check the route's requirement. Counting comes before the scope check: API.md §5 counts every
+ * request that carries a valid credential.
+ */
+export async function authenticate(deps: AuthenticateDeps, request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement): Promise<void> {
+  const auth = await resolveCredential(deps, request.headers.authorization);
+  const account = await deps.accounts.get(auth.userId);
+  // The credential outlived its account (deleted): it no longer authenticates anyone.
+  if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
+  if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+  const decision = await deps.limiter.consume(auth.userId, limitsFor(account));
+  setRateLimitHeaders(reply, decision, deps.clock.now());
+  if (!decision.allowed) throw rateLimited(decision);
+  authorize(auth, requirement, account.role);
+  request.auth = auth;
+  request.rateLimit = decision;
+}
+
 /**
  * Every route that declares `config.auth` gets the check in onRequest (before the body is even
  * parsed, so anonymous callers cannot make us read bodies), plus the security requirement and
- * the 401/403 responses in its OpenAPI description. Routes cannot forget either half.
+ * the 401/403/429 responses in its OpenAPI description. Routes cannot forget either half.
  */
 export function registerAuthentication(app: FastifyInstance, deps: AuthenticateDeps): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('rateLimit', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
-    const check = async (request: FastifyRequest) => {
-      const auth = await resolveCredential(deps, request.headers.authorization);
-      authorize(auth, requirement);
-      request.auth = auth;
-    };
+    const check = (request: FastifyRequest, reply: FastifyReply) => authenticate(deps, request, reply, requirement);
     route.onRequest = [check, ...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [])];
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     schema.security = [{ bearerAuth: [] }];

@@ -32,6 +32,9 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
         },
       },
     },
+    // Protected routes get `security: [{ bearerAuth: [] }]` from registerAuthentication; every
+    // other documented operation is public (API.md §3) and says so with an explicit empty list.
+    transform: ({ schema, url }) => ({ url, schema: schema && schema.security === undefined ? { ...schema, security: [] } : schema }),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

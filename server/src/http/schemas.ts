@@ -25,8 +25,16 @@ export const ProblemSchema = Type.Object(
 
 export const ProblemRef = Type.Ref('Problem');
 
-/** Error responses documented on routes: status → description. */
-export function problemResponses(statuses: number[]): Record<number, TSchema> {
+/** Errors are sent as this media type (API.md §2), so the OpenAPI document says so too. */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+export interface ProblemResponse {
+  description: string;
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: TSchema } };
+}
+
+/** Error responses documented on routes: status → description, body a Problem as problem+json. */
+export function problemResponses(statuses: number[]): Record<number, ProblemResponse> {
   const descriptions: Record<number, string> = {
     400: 'Validation failed or malformed request',
     401: 'Missing, invalid or expired credential',
@@ -40,7 +48,9 @@ export function problemResponses(statuses: number[]): Record<number, TSchema> {
     500: 'Internal error',
     503: 'Service unavailable',
   };
-  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Problem', { description: descriptions[s] ?? 'Error' })]));
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: descriptions[s] ?? 'Error', content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemRef } } }]),
+  );
 }
 
 export const Timestamp = Type.String({ format: 'date-time', example: '2026-11-22T09:30:00.000Z' });

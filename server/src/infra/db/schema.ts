@@ -46,9 +46,24 @@ export interface SigningKeysTable {
   retired_at: string | null;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  secret_hash: string;
+  prefix: string;
+  last_four: string;
+  scopes: string; // space-separated
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   signing_keys: SigningKeysTable;
+  api_keys: ApiKeysTable;
 }

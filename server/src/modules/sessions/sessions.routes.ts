@@ -6,7 +6,7 @@ import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schem
 import { isId } from '../../infra/ids.js';
 import type { SessionsService } from './sessions.service.js';
 
-const Session = Type.Object(
+export const Session = Type.Object(
   {
     id: Type.String(),
     created_at: Timestamp,
@@ -21,7 +21,6 @@ const Session = Type.Object(
 
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
   const tags = ['Sessions'];
-  app.addSchema(Session);
 
   app.get('/sessions', {
     config: { auth: 'session' },

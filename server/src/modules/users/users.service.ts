@@ -4,6 +4,8 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import { newId } from '../../infra/ids.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
+import type { AccountCache } from '../accounts/account-cache.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
 
@@ -20,16 +22,26 @@ export function cleanName(name: string, field = '/name'): string {
 export interface UsersServiceDeps {
   users: UsersRepository;
   sessions: SessionsService;
+  apiKeys: ApiKeysService;
+  accounts: AccountCache;
   hasher: PasswordHasher;
   clock: Clock;
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
-  const { users, hasher, clock } = deps;
+  const { users, hasher, clock, accounts } = deps;
 
+  /** Read through the account cache (the authenticate step has usually just filled it). */
   async function requireUser(userId: string): Promise<UserRow> {
-    const user = await users.findById(userId);
+    const user = await accounts.get(userId);
     // The token outlived its account (deleted elsewhere): the credential is no longer valid.
+    if (!user) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
+    return user;
+  }
+
+  /** Password checks read the row itself, never a cached copy. */
+  async function freshUser(userId: string): Promise<UserRow> {
+    const user = await users.findById(userId);
     if (!user) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
     return user;
   }
@@ -79,25 +91,29 @@ export function createUsersService(deps: UsersServiceDeps) {
       if (changes.name === undefined) return user;
       const next = { name: cleanName(changes.name), updated_at: isoTime(clock.now()) };
       await users.update(userId, next);
+      await accounts.changed(userId);
       return { ...user, ...next };
     },
 
     async changePassword(userId: string, sessionId: string, input: { current_password: string; new_password: string }): Promise<void> {
-      const user = await requireUser(userId);
+      const user = await freshUser(userId);
       await checkPassword(user, input.current_password, '/current_password');
       assertPasswordAcceptable(input.new_password, '/new_password', { email: user.email });
       if (input.new_password === input.current_password) {
         throw fieldError('/new_password', 'unchanged', 'The new password must differ from the current one.');
       }
       await users.update(userId, { password_hash: await hasher.hash(input.new_password), updated_at: isoTime(clock.now()) });
+      await accounts.changed(userId);
       await deps.sessions.revokeAll(userId, 'password_changed', sessionId);
     },
 
     async delete(userId: string, password: string): Promise<void> {
-      const user = await requireUser(userId);
+      const user = await freshUser(userId);
       await checkPassword(user, password, '/password');
       await deps.sessions.forgetUser(userId);
+      await deps.apiKeys.forgetUser(userId);
       await users.delete(userId);
+      await accounts.changed(userId);
     },
   };
 }

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../http/error-catalogue.js';
+import { listOf, problemResponses, Timestamp } from '../../http/schemas.js';
+import { isId } from '../../infra/ids.js';
+import { limitsFor, TIERS } from '../limits/tiers.js';
+import type { UserRow } from '../users/users.repository.js';
+import type { AdminService } from './admin.service.js';
+
+const LIMIT_MAX = 10_000_000_000;
+const LimitsBody = Type.Object(
+  { per_minute: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }), per_day: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }) },
+  { additionalProperties: false },
+);
+
+export const AdminUser = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+    role: Type.String(),
+    disabled: Type.Boolean(),
+    email_verified: Type.Boolean(),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }, { additionalProperties: false, description: 'Effective limits' }),
+    custom_limits: Type.Union([Type.Object({ per_minute: Type.Union([Type.Integer(), Type.Null()]), per_day: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'AdminUser', additionalProperties: false },
+);
+
+function presentAdminUser(row: UserRow) {
+  const custom = row.limit_per_minute !== null || row.limit_per_day !== null;
+  return {
+    id: row.id, email: row.email, name: row.name, tier: row.tier as (typeof TIERS)[number], role: row.role,
+    disabled: row.disabled === 1, email_verified: row.email_verified === 1, limits: limitsFor(row),
+    custom_limits: custom ? { per_minute: row.limit_per_minute, per_day: row.limit_per_day } : null,
+    created_at: row.created_at, updated_at: row.updated_at,
+  };
+}
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = async (app, { admin }) => {
+  const tags = ['Admin'];
+  const config = { auth: 'admin' as const };
+
+  app.get('/admin/users', {
+    config,
+    schema: {
+      tags, operationId: 'adminListUsers', summary: 'Find users (by exact email, any letter case)',
+      querystring: Type.Object({
+        email: Type.Optional(Type.String({ maxLength: 254 })),
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        cursor: Type.Optional(Type.String({ maxLength: 64 })),
+      }, { additionalProperties: false }),
+      response: { 200: listOf(Type.Ref('AdminUser')), ...problemResponses([400]) },
+    },
+  }, async (request) => {
+    const { email, limit, cursor } = request.query;
+    if (cursor !== undefined && !isId('user', cursor)) throw new AppError('validation_failed', 'cursor is not valid.', { errors: [{ field: 'query:/cursor', code: 'invalid_format', message: 'cursor is not valid.' }] });
+    const page = await admin.list({ email }, limit, cursor);
+    return { data: page.rows.map(presentAdminUser), next_cursor: page.nextCursor };
+  });
+
+  app.patch('/admin/users/:id', {
+    config,
+    schema: {
+      tags, operationId: 'adminUpdateUser', summary: 'Change a user\'s tier, custom limits or disabled flag',
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      body: Type.Object({
+        tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)))),
+        limits: Type.Optional(Type.Union([LimitsBody, Type.Null()])),
+        disabled: Type.Optional(Type.Boolean()),
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Type.Ref('AdminUser'), ...problemResponses([400, 404, 413, 415]) },
+    },
+  }, async (request) => {
+    if (!isId('user', request.params.id)) throw new AppError('not_found', 'No user with this id.');
+    return presentAdminUser(await admin.update(request.params.id, request.body));
+  });
+};

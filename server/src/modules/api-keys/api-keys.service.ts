@@ -1,0 +1,75 @@
+import { AppError, fieldError } from '../../http/error-catalogue.js';
+import type { Bus } from '../../infra/bus.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import { newId } from '../../infra/ids.js';
+import { sha256Hex } from '../tokens/opaque-tokens.js';
+import { ALL_SCOPES } from '../tokens/scopes.js';
+import { cleanName } from '../users/users.service.js';
+import { generateApiKey } from './api-key-format.js';
+import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository.js';
+
+export const MAX_ACTIVE_KEYS = 100;
+const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
+
+export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock }) {
+  const { repo, bus, clock } = deps;
+  return {
+    async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
+      const name = cleanName(input.name);
+      const scopes = input.scopes ?? [...ALL_SCOPES];
+      let expiresAt: string | null = null;
+      if (input.expires_at) {
+        const at = Date.parse(input.expires_at);
+        if (!(at > clock.now())) throw fieldError('/expires_at', 'in_past', 'expires_at must be in the future.');
+        if (at - clock.now() > MAX_LIFETIME_MS) throw fieldError('/expires_at', 'too_far', 'expires_at must be within 5 years.');
+        expiresAt = isoTime(at);
+      }
+      if ((await repo.countActive(userId)) >= MAX_ACTIVE_KEYS) {
+        throw new AppError('limit_reached', `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, { limit: MAX_ACTIVE_KEYS });
+      }
+      const key = generateApiKey();
+      const row: ApiKeyRow = {
+        id: newId('apiKey'),
+        user_id: userId,
+        name,
+        secret_hash: sha256Hex(key),
+        prefix: key.slice(0, 8),
+        last_four: key.slice(-4),
+        // Stored in the canonical order, so a key's scopes read the same however they were sent.
+        scopes: ALL_SCOPES.filter((s) => scopes.includes(s)).join(' '),
+        created_at: isoTime(clock.now()),
+        expires_at: expiresAt,
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await repo.insert(row);
+      return { row, key };
+    },
+
+    async get(userId: string, id: string): Promise<ApiKeyRow> {
+      const row = await repo.findForUser(userId, id);
+      if (!row) throw new AppError('not_found', 'No API key with this id.');
+      return row;
+    },
+
+    async list(userId: string, limit: number, cursor?: string) {
+      const rows = await repo.listForUser(userId, limit + 1, cursor);
+      const page = rows.slice(0, limit);
+      return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    },
+
+    /** Takes effect at once on every instance: the bus tells each to drop the key. */
+    async revoke(userId: string, id: string): Promise<void> {
+      const hash = await repo.revoke(userId, id, isoTime(clock.now()));
+      if (!hash) throw new AppError('not_found', 'No API key with this id.');
+      await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
+    },
+
+    /** Before an account disappears, make every instance forget its keys. */
+    async forgetUser(userId: string): Promise<void> {
+      const hashes = await repo.hashesForUser(userId);
+      if (hashes.length) await bus.publish({ type: 'api-keys-revoked', hashes });
+    },
+  };
+}
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

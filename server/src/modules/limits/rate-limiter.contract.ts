@@ -1,0 +1,75 @@
+import { afterEach, expect, it } from 'vitest';
+import type { RateLimiter } from './rate-limiter.js';
+
+/**
+ * The behaviour every RateLimiter implementation must show, run against each one
+ * (memory here, Redis when REDIS_URL is set). Uses real time: limits are chosen so the
+ * assertions hold whatever the scheduling (one minute slot is 600 ms at 100/min).
+ */
+export function rateLimiterContract(create: () => Promise<RateLimiter>): void {
+  const made: RateLimiter[] = [];
+  const make = async () => {
+    const limiter = await create();
+    made.push(limiter);
+    return limiter;
+  };
+  const account = () => `acct_${Math.random().toString(36).slice(2)}`;
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((l) => l.close()));
+  });
+
+  it('admits exactly the per-minute limit from a concurrent burst', async () => {
+    const limiter = await make();
+    const id = account();
+    const decisions = await Promise.all(Array.from({ length: 160 }, () => limiter.consume(id, { per_minute: 100, per_day: 10_000 })));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    const refused = decisions.find((d) => !d.allowed)!;
+    expect(refused.violated).toBe('minute');
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.minute).toMatchObject({ limit: 100, remaining: 0 });
+  });
+
+  it('reports remaining and used, and replenishes at the sustained rate', async () => {
+    const limiter = await make();
+    const id = account();
+    const first = await limiter.consume(id, { per_minute: 100, per_day: 10_000 });
+    expect(first.minute).toMatchObject({ limit: 100, used: 1, remaining: 99 });
+    expect(first.day).toMatchObject({ limit: 10_000, used: 1, remaining: 9_999 });
+    expect(first.day.resetSeconds).toBeGreaterThan(0);
+    expect(first.day.resetSeconds).toBeLessThanOrEqual(86_400);
+    for (let i = 0; i < 99; i++) await limiter.consume(id, { per_minute: 100, per_day: 10_000 });
+    expect((await limiter.consume(id, { per_minute: 100, per_day: 10_000 })).allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 700)); // one slot (600 ms) frees up
+    expect((await limiter.consume(id, { per_minute: 100, per_day: 10_000 })).allowed).toBe(true);
+    expect((await limiter.consume(id, { per_minute: 100, per_day: 10_000 })).allowed).toBe(false);
+  });
+
+  it('enforces the day window and names it', async () => {
+    const limiter = await make();
+    const id = account();
+    const results = [];
+    for (let i = 0; i < 51; i++) results.push(await limiter.consume(id, { per_minute: 1_000, per_day: 50 }));
+    expect(results.filter((d) => d.allowed)).toHaveLength(50);
+    expect(results[50]).toMatchObject({ allowed: false, violated: 'day', day: { used: 50, remaining: 0 } });
+    expect(results[50]!.retryAfterSeconds).toBe(results[50]!.day.resetSeconds);
+  });
+
+  it('does not count a refused request in either window', async () => {
+    const limiter = await make();
+    const id = account();
+    for (let i = 0; i < 3; i++) await limiter.consume(id, { per_minute: 1_000, per_day: 3 });
+    for (let i = 0; i < 5; i++) await limiter.consume(id, { per_minute: 1_000, per_day: 3 });
+    // Raising the day budget shows nothing extra was counted while refused.
+    const next = await limiter.consume(id, { per_minute: 1_000, per_day: 4 });
+    expect(next).toMatchObject({ allowed: true, day: { used: 4 } });
+  });
+
+  it('keeps accounts apart and applies a raised limit at once', async () => {
+    const limiter = await make();
+    const [a, b] = [account(), account()];
+    for (let i = 0; i < 5; i++) await limiter.consume(a, { per_minute: 5, per_day: 100 });
+    expect((await limiter.consume(a, { per_minute: 5, per_day: 100 })).allowed).toBe(false);
+    expect((await limiter.consume(b, { per_minute: 5, per_day: 100 })).allowed).toBe(true);
+    expect((await limiter.consume(a, { per_minute: 1_000, per_day: 100 })).allowed).toBe(true);
+  });
+}

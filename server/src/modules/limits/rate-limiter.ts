@@ -1,0 +1,66 @@
+import type { Limits } from './tiers.js';
+
+/**
+ * Per-account request budget: a rolling minute (GCRA: sustained rate and bursts both ≤ the
+ * limit) and the UTC calendar day. One call checks and counts both windows atomically: a
+ * request refused by either window is counted in neither.
+ */
+export interface WindowState {
+  limit: number;
+  used: number;
+  remaining: number;
+  /** Seconds until the window is fully replenished (minute) or the UTC day ends (day). */
+  resetSeconds: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  violated: 'minute' | 'day' | null;
+  retryAfterSeconds: number;
+  minute: WindowState;
+  day: WindowState;
+}
+
+export interface RateLimiter {
+  consume(accountId: string, limits: Limits): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/**
+ * Shared arithmetic, so the memory and Redis implementations answer identically.
+ * The minute window is a leaky bucket metered in requests (equivalent to GCRA): the bucket
+ * drains at per_minute per 60 s and holds at most per_minute. Keeping the level in requests,
+ * not in time, means a changed limit (tier upgrade) applies from the very next request.
+ */
+export interface BucketState {
+  level: number; // requests in the bucket at `at`
+  at: number; // epoch ms
+}
+
+export function drain(state: BucketState | null, now: number, perMinute: number): number {
+  if (!state) return 0;
+  return Math.max(0, state.level - (Math.max(0, now - state.at) * perMinute) / MINUTE_MS);
+}
+
+export function decide(input: { now: number; level: number; dayUsed: number; limits: Limits }): { decision: RateDecision; admitted: boolean } {
+  const { now, level, limits } = input;
+  const perMs = limits.per_minute / MINUTE_MS;
+  const dayReset = Math.ceil((DAY_MS - (now % DAY_MS)) / 1000);
+  const minuteState = (l: number): WindowState => {
+    const remaining = Math.max(0, Math.floor(limits.per_minute - l + 1e-9));
+    return { limit: limits.per_minute, used: limits.per_minute - remaining, remaining, resetSeconds: Math.ceil(l / perMs / 1000 - 1e-9) };
+  };
+  const dayState = (used: number): WindowState => ({ limit: limits.per_day, used, remaining: Math.max(0, limits.per_day - used), resetSeconds: dayReset });
+
+  if (level + 1 > limits.per_minute + 1e-9) {
+    const waitMs = (level + 1 - limits.per_minute) / perMs;
+    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), minute: minuteState(level), day: dayState(input.dayUsed) }, admitted: false };
+  }
+  if (input.dayUsed >= limits.per_day) {
+    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: dayReset, minute: minuteState(level), day: dayState(input.dayUsed) }, admitted: false };
+  }
+  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, minute: minuteState(level + 1), day: dayState(input.dayUsed + 1) }, admitted: true };
+}
