@@ -59,7 +59,9 @@ export async function createRedisBus(deps: { publisher: Redis; subscriber: Redis
     if (!wasReady) for (const h of reconnectHandlers) h();
     wasReady = true;
   });
-  await subscriber.subscribe(CHANNEL);
+  // Not awaited: with Redis down at start, the subscription completes once it is reachable
+  // (the subscriber queues it) instead of blocking the start.
+  subscriber.subscribe(CHANNEL).catch(deps.onError);
   return {
     async publish(message) {
       // Act locally first: this instance must never depend on Redis to honour its own revocation.
@@ -72,8 +74,7 @@ export async function createRedisBus(deps: { publisher: Redis; subscriber: Redis
     },
     subscribe: (handler) => void handlers.push(handler),
     onReconnect: (handler) => void reconnectHandlers.push(handler),
-    close: async () => {
-      await subscriber.unsubscribe(CHANNEL).catch(() => {});
-    },
+    // The owner disconnects the subscriber; an unsubscribe queued on a dead link would never return.
+    close: async () => {},
   };
 }
