@@ -1,0 +1,334 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDependencies } from '../src/dependencies.js';
+import { ManualClock } from '../src/infra/clock.js';
+import { openDatabase } from '../src/infra/db/database.js';
+import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
+import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
+import { TIERS } from '../src/modules/limits/tiers.js';
+import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
+
+/**
+ * `npx gatehouse <command>` (API.md §8), run as a user runs it: a child process on the database,
+ * with an app instance on the same database to see the effect through the HTTP API. A fresh
+ * SQLite file by default; with DATABASE_URL=postgres://… a fresh schema, handed to the CLI in
+ * the connection string (`?options=-c search_path=…`), as an operator could.
+ */
+
+const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT_DIR = resolve(SERVER_DIR, '..');
+const COMMANDS = [['serve'], ['migrate'], ['users', 'set-tier'], ['users', 'grant-admin'], ['keys', 'rotate']];
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A user's shell: no npm-run PATH additions, no test-runner variables (DATABASE_URL, NODE_ENV...). */
+function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const path = (process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules')).join(delimiter);
+  return { PATH: path, HOME: process.env.HOME ?? tmpdir(), TMPDIR: tmpdir(), ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+function decodeJwtHeader(token: string): { kid: string } {
+  return JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
+}
+
+/** An app instance on the CLI's database, as `npm start` would run it (with a clock the test moves). */
+async function openApp(databaseUrl: string, schema: string | undefined) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, PUBLIC_URL: 'http://gatehouse.test', PUBLIC_RATE_LIMIT_PER_MINUTE: '10000' });
+  const clock = new ManualClock(Date.now());
+  const deps = await createDependencies(config, { clock, databaseSchema: schema });
+  const app: FastifyInstance = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    clock,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+describe(`npx gatehouse (CLI, ${dialect})`, () => {
+  const postgresUrl = process.env.DATABASE_URL;
+  const schema = postgresUrl ? `cli_${randomBytes(6).toString('hex')}` : undefined;
+  let dir: string;
+  let dbFile: string;
+  let databaseUrl: string;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, ['bin/gatehouse.js', ...args], SERVER_DIR, userEnv({ DATABASE_URL: databaseUrl, ...env }));
+
+  /** Reads the database directly, as an operator would check it. */
+  async function query<T>(build: ReturnType<typeof sql<T>>): Promise<T[]> {
+    const handle = await openDatabase({ url: databaseUrl, schema });
+    try {
+      return (await build.execute(handle.db)).rows;
+    } finally {
+      await handle.close();
+    }
+  }
+  /** Nothing has been created in the database (file or schema) yet. */
+  async function untouched(): Promise<boolean> {
+    if (!schema) return !existsSync(dbFile);
+    const tables = await query<{ n: number | string }>(sql`select count(*) as n from information_schema.tables where table_schema = ${schema}`);
+    return Number(tables[0]?.n) === 0;
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+    dbFile = join(dir, 'db.sqlite');
+    if (postgresUrl && schema) {
+      const url = new URL(postgresUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      databaseUrl = url.toString();
+      await (await openDatabase({ url: postgresUrl, schema })).close(); // creates the (empty) schema
+    } else {
+      databaseUrl = `sqlite:${dbFile}`;
+    }
+  });
+  afterAll(async () => {
+    if (postgresUrl && schema) {
+      const handle = await openDatabase({ url: postgresUrl });
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle.db);
+      await handle.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints usage for --help and no command, and for every command, without touching the database', async () => {
+    const [help, bare, ...perCommand] = await Promise.all([
+      cli(['--help']),
+      cli([]),
+      ...COMMANDS.map((command) => cli([...command, '--help'])),
+    ]);
+    for (const r of [help!, bare!]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: npx gatehouse <command>/);
+      for (const command of COMMANDS) expect(r.stdout).toContain(command.join(' '));
+      expect(r.stderr).toBe('');
+    }
+    perCommand.forEach((r, i) => {
+      const command = COMMANDS[i]!.join(' ');
+      expect(r.code, `${command} --help: ${r.stderr}`).toBe(0);
+      expect(r.stdout, command).toMatch(new RegExp(`^Usage: npx gatehouse ${command}`));
+      expect(r.stderr, command).toBe('');
+    });
+    expect(perCommand[2]!.stdout).toContain('--per-minute');
+    for (const tier of TIERS) expect(perCommand[2]!.stdout).toContain(tier);
+    // `keys rotate --help` and friends only print: no database was opened, let alone changed.
+    expect(await untouched()).toBe(true);
+  }, 120_000);
+
+  it('exits 2 with a message for an unknown command, subcommand or option', async () => {
+    const [unknown, sub, option, missing] = await Promise.all([
+      cli(['frobnicate']),
+      cli(['users', 'promote', 'a@example.com']),
+      cli(['migrate', '--force']),
+      cli(['users', 'set-tier']),
+    ]);
+    expect(unknown!.code).toBe(2);
+    expect(unknown!.stderr).toContain('unknown command "frobnicate"');
+    expect(unknown!.stderr).toContain('Usage: npx gatehouse');
+    expect(unknown!.stdout).toBe('');
+    expect(sub!.code).toBe(2);
+    expect(sub!.stderr).toContain('unknown command "users promote a@example.com"');
+    expect(option!.code).toBe(2);
+    expect(option!.stderr).toContain("'--force'");
+    expect(missing!.code).toBe(2);
+    expect(missing!.stderr).toContain('Usage: npx gatehouse users set-tier <email> <tier>');
+  }, 120_000);
+
+  it('exits 2 with one line naming the variable on a bad configuration', async () => {
+    const results = await Promise.all([
+      cli(['migrate'], { PORT: 'abc' }),
+      cli(['serve'], { PORT: 'abc' }),
+      cli(['migrate'], { DATABASE_URL: 'mysql://db.example.com/gatehouse' }),
+    ]);
+    for (const [i, r] of results.entries()) {
+      expect(r.code, `run ${i}: ${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(i < 2 ? 'PORT' : 'DATABASE_URL');
+    }
+    expect(await untouched()).toBe(true);
+  }, 120_000);
+
+  it('migrate applies the migrations, then says the database is up to date', async () => {
+    const first = await cli(['migrate']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim()).toBe(`applied: ${Object.keys(MIGRATIONS).join(', ')}`);
+    const applied = await query<{ name: string }>(sql`select name from kysely_migration order by name`);
+    expect(applied.map((r) => r.name)).toEqual(Object.keys(MIGRATIONS).sort());
+
+    const second = await cli(['migrate']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe('database is up to date');
+  }, 120_000);
+
+  describe('against an account registered through the API', () => {
+    let server: Awaited<ReturnType<typeof openApp>>;
+    const email = uniqueEmail();
+    let accessToken: string;
+    /**
+     * The account as a running instance shows it once its account cache has expired: the CLI is
+     * another process and (without Redis) cannot tell the instance, so a change shows within
+     * ACCOUNT_CACHE_TTL_MS.
+     */
+    const me = async (token = accessToken) => {
+      server.clock.advance(ACCOUNT_CACHE_TTL_MS);
+      const res = await server.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { tier: string; role: string; limits: { per_minute: number; per_day: number } };
+    };
+    const row = async () =>
+      (await query<{ tier: string; role: string; limit_per_minute: number | null; limit_per_day: number | null }>(
+        sql`select tier, role, limit_per_minute, limit_per_day from users where email = ${email}`,
+      ))[0];
+
+    beforeAll(async () => {
+      server = await openApp(databaseUrl, schema);
+      const reg = await server.app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: STRONG_PASSWORD, name: 'Operator Test' } });
+      expect(reg.statusCode, reg.body).toBe(201);
+      const login = await server.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: email, password: STRONG_PASSWORD } });
+      expect(login.statusCode, login.body).toBe(200);
+      accessToken = login.json().access_token;
+    });
+    afterAll(() => server?.close());
+
+    it('users set-tier changes the tier; custom limits with --per-minute/--per-day', async () => {
+      expect(await me()).toMatchObject({ tier: 'free', limits: { per_minute: 100, per_day: 10_000 } });
+
+      const pro = await cli(['users', 'set-tier', email, 'pro']);
+      expect(pro.code, pro.stderr).toBe(0);
+      expect(pro.stdout).toContain(`${email} is now pro`);
+      expect(await row()).toMatchObject({ tier: 'pro', limit_per_minute: null, limit_per_day: null });
+      expect(await me()).toMatchObject({ tier: 'pro', limits: { per_minute: 1_000, per_day: 100_000 } });
+
+      const enterprise = await cli(['users', 'set-tier', email, 'enterprise', '--per-minute', '5', '--per-day', '50']);
+      expect(enterprise.code, enterprise.stderr).toBe(0);
+      expect(enterprise.stdout).toContain(`${email} is now enterprise`);
+      expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50 });
+      expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 5, per_day: 50 } });
+    }, 120_000);
+
+    it('refuses a bad tier, a bad number or an unknown account with exit 2 and changes nothing', async () => {
+      const before = await row();
+      const [tier, zero, word, negative, huge, nobody] = await Promise.all([
+        cli(['users', 'set-tier', email, 'gold']),
+        cli(['users', 'set-tier', email, 'enterprise', '--per-minute', '0']),
+        cli(['users', 'set-tier', email, 'enterprise', '--per-minute', 'abc']),
+        cli(['users', 'set-tier', email, 'enterprise', '--per-day=-5']),
+        cli(['users', 'set-tier', email, 'enterprise', '--per-day', '99999999999']),
+        cli(['users', 'set-tier', 'nobody@example.com', 'pro']),
+      ]);
+      expect(tier!.code).toBe(2);
+      expect(tier!.stderr).toContain('unknown tier "gold"');
+      for (const t of TIERS) expect(tier!.stderr).toContain(t);
+      for (const [r, flag] of [[zero, '--per-minute'], [word, '--per-minute'], [negative, '--per-day'], [huge, '--per-day']] as const) {
+        expect(r!.code, r!.stdout + r!.stderr).toBe(2);
+        expect(r!.stderr).toContain(flag);
+        expect(r!.stdout).toBe('');
+      }
+      expect(nobody!.code).toBe(2);
+      expect(nobody!.stderr).toContain('no account with email nobody@example.com');
+      expect(await row()).toEqual(before);
+    }, 120_000);
+
+    it('users grant-admin makes the account an admin', async () => {
+      expect((await row())!.role).toBe('user');
+      const res = await cli(['users', 'grant-admin', email]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain(`${email} is now an admin`);
+      expect((await row())!.role).toBe('admin');
+      expect((await me()).role).toBe('admin');
+
+      const nobody = await cli(['users', 'grant-admin', 'nobody@example.com']);
+      expect(nobody.code).toBe(2);
+      expect(nobody.stderr).toContain('no account with email nobody@example.com');
+    }, 120_000);
+
+    it('keys rotate adds a signing key and retires the old one; JWKS then serves both', async () => {
+      const before = (await server.app.inject({ method: 'GET', url: '/v1/.well-known/jwks.json' })).json() as { keys: { kid: string }[] };
+      expect(before.keys).toHaveLength(1);
+      const oldKid = before.keys[0]!.kid;
+      expect(decodeJwtHeader(accessToken).kid).toBe(oldKid);
+
+      const res = await cli(['keys', 'rotate']);
+      expect(res.code, res.stderr).toBe(0);
+      const newKid = /new signing key (\S+);/.exec(res.stdout)?.[1];
+      expect(newKid, res.stdout).toBeDefined();
+      expect(newKid).not.toBe(oldKid);
+      const keys = await query<{ kid: string; retired_at: string | null }>(sql`select kid, retired_at from signing_keys`);
+      expect(keys).toHaveLength(2);
+      expect(keys.find((k) => k.kid === oldKid)!.retired_at).not.toBeNull();
+      expect(keys.find((k) => k.kid === newKid)!.retired_at).toBeNull();
+
+      // An instance started now (or any instance after its reload) publishes both keys and signs
+      // with the new one; tokens signed by the retired key keep working until they expire.
+      const restarted = await openApp(databaseUrl, schema);
+      try {
+        const jwks = (await restarted.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as { keys: { kid: string }[] };
+        expect(jwks.keys.map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
+        const v1Jwks = (await restarted.app.inject({ method: 'GET', url: '/v1/.well-known/jwks.json' })).json() as { keys: { kid: string }[] };
+        expect(v1Jwks.keys.map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
+
+        const login = await restarted.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: email, password: STRONG_PASSWORD } });
+        expect(login.statusCode, login.body).toBe(200);
+        expect(decodeJwtHeader(login.json().access_token).kid).toBe(newKid);
+        const old = await restarted.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(accessToken) });
+        expect(old.statusCode, old.body).toBe(200);
+      } finally {
+        await restarted.close();
+      }
+    }, 120_000);
+  });
+
+  it('works as `npx gatehouse` from the repository root', async () => {
+    // Offline and never installing: a missing local bin must fail here, not fetch a package named gatehouse.
+    const npx = (args: string[]) =>
+      run('npx', ['gatehouse', ...args], ROOT_DIR, userEnv({
+        DATABASE_URL: databaseUrl,
+        npm_config_yes: 'false',
+        npm_config_offline: 'true',
+        npm_config_update_notifier: 'false',
+        npm_config_fund: 'false',
+      }));
+    const [help, sub, migrate] = await Promise.all([npx(['--help']), npx(['users', 'set-tier', '--help']), npx(['migrate'])]);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npx gatehouse <command>/);
+    expect(sub.code, sub.stderr).toBe(0);
+    expect(sub.stdout).toMatch(/^Usage: npx gatehouse users set-tier/);
+    // It reads the same environment: here the test's database, already migrated.
+    expect(migrate.code, migrate.stderr).toBe(0);
+    expect(migrate.stdout.trim()).toBe('database is up to date');
+  }, 120_000);
+});

@@ -1,0 +1,299 @@
+import { spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../src/http/error-catalogue.js';
+import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
+
+/**
+ * The contract document (API.md §7): GET /v1/openapi.json is OpenAPI 3.1, generated from the
+ * route schemas, covers every route the app serves, passes `redocly lint`, and says what the
+ * server really does (security, problem+json errors, body shapes).
+ */
+
+const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const PROBLEM_REF = '#/components/schemas/Problem';
+const OPERATIONS_OUTSIDE_V1 = ['/healthz', '/readyz', '/metrics'];
+/**
+ * Public GETs with no parameters and no body: nothing a client sends can be wrong, so they have
+ * no 4xx to document (redocly's operation-4xx-response warns about them; that warning is known).
+ * The test below checks they really take no input, so adding a parameter forces a documented 400.
+ */
+const NO_CLIENT_ERRORS = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /v1/.well-known/jwks.json']);
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+interface ServedRoute {
+  method: string;
+  url: string;
+  /** config.auth of the route: what registerAuthentication enforces. */
+  auth: string | undefined;
+}
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string }[];
+  requestBody?: unknown;
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
+}
+
+type OpenApiDocument = {
+  openapi: string;
+  paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, Record<string, unknown>> };
+};
+
+/** `/v1/sessions/:id` → `/v1/sessions/{id}` */
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function operationsOf(doc: OpenApiDocument): { key: string; method: string; path: string; op: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ key: `${m.toUpperCase()} ${path}`, method: m.toUpperCase(), path, op: item[m]! })),
+  );
+}
+
+/** Served operations the document lacks, as "METHOD /path". */
+function missingFromDocument(routes: ServedRoute[], doc: OpenApiDocument): string[] {
+  return routes
+    .filter((r) => !doc.paths[toOpenApiPath(r.url)]?.[r.method.toLowerCase() as (typeof METHODS)[number]])
+    .map((r) => `${r.method} ${toOpenApiPath(r.url)}`);
+}
+
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+describe(`OpenAPI document and docs (${dialect})`, () => {
+  let t: TestApp;
+  let doc: OpenApiDocument;
+  const served: ServedRoute[] = [];
+
+  beforeAll(async () => {
+    // Fastify announces every new instance on this channel before any plugin or route is
+    // registered, so the hook sees every route buildApp adds, wherever it is declared.
+    const collect = (message: unknown) => {
+      const { fastify } = message as { fastify: FastifyInstance };
+      fastify.addHook('onRoute', (route: RouteOptions) => {
+        for (const method of [route.method].flat()) {
+          served.push({ method, url: route.url, auth: (route.config as { auth?: string } | undefined)?.auth });
+        }
+      });
+    };
+    subscribe('fastify.initialization', collect);
+    try {
+      t = await createTestApp();
+    } finally {
+      unsubscribe('fastify.initialization', collect);
+    }
+    const res = await t.request({ method: 'GET', url: '/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.json();
+  });
+  afterAll(() => t.close());
+
+  /** What the document must cover: every route under /v1 but the document itself, plus the operations routes. */
+  const contractRoutes = () =>
+    served.filter(
+      (r) => r.method !== 'HEAD' && ((r.url.startsWith('/v1/') && r.url !== '/v1/openapi.json') || OPERATIONS_OUTSIDE_V1.includes(r.url)),
+    );
+
+  it('is OpenAPI 3.1 with a bearer security scheme', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.components.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.Problem).toBeDefined();
+  });
+
+  it('documents every route the app serves under /v1 and the operations routes, and nothing else', () => {
+    const routes = contractRoutes();
+    // The collection works: these are certainly served (a silent hook would make the test vacuous).
+    const keys = routes.map((r) => `${r.method} ${r.url}`);
+    for (const known of ['POST /v1/auth/login', 'GET /v1/users/me', 'DELETE /v1/sessions/:id', 'GET /healthz', 'GET /readyz', 'GET /metrics']) {
+      expect(keys).toContain(known);
+    }
+    expect(missingFromDocument(routes, doc)).toEqual([]);
+
+    // ...and the comparison notices a route the document lacks.
+    const withoutAgents = structuredClone(doc);
+    delete withoutAgents.paths['/v1/agents'];
+    expect(missingFromDocument(routes, withoutAgents)).toEqual(['GET /v1/agents']);
+
+    // No documented operation that the app does not serve.
+    const servedKeys = new Set(routes.map((r) => `${r.method} ${toOpenApiPath(r.url)}`));
+    expect(operationsOf(doc).map((o) => o.key).filter((k) => !servedKeys.has(k))).toEqual([]);
+  });
+
+  it('gives every operation a unique operationId, a summary, a 2xx and problem+json errors', () => {
+    const ops = operationsOf(doc);
+    expect(ops.length).toBeGreaterThanOrEqual(contractRoutes().length);
+    const ids = ops.map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    for (const { key, op } of ops) {
+      expect(op.operationId, key).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
+      expect(op.summary?.trim(), key).toBeTruthy();
+      const statuses = Object.keys(op.responses);
+      expect(statuses.some((s) => /^2/.test(s)), `${key} has a 2xx response`).toBe(true);
+
+      // Every documented error is a Problem sent as application/problem+json (API.md §2).
+      const errors = statuses.filter((s) => /^[45]/.test(s));
+      for (const status of errors) {
+        expect(op.responses[status]!.content, `${key} ${status}`).toEqual({ [PROBLEM_MEDIA_TYPE]: { schema: { $ref: PROBLEM_REF } } });
+        expect(op.responses[status]!.description, `${key} ${status}`).toBeTruthy();
+      }
+      const clientErrors = errors.filter((s) => /^4/.test(s));
+      if (NO_CLIENT_ERRORS.has(key)) {
+        // The exemption only holds while the operation takes no input and needs no credential.
+        expect(op.parameters ?? [], key).toEqual([]);
+        expect(op.requestBody, key).toBeUndefined();
+        expect(op.security, key).toEqual([]);
+      } else {
+        expect(clientErrors.length, `${key} documents at least one 4xx problem`).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('declares bearerAuth exactly on the operations the server protects', async () => {
+    const byKey = new Map(contractRoutes().map((r) => [`${r.method} ${toOpenApiPath(r.url)}`, r]));
+    const protectedOps = operationsOf(doc).filter((o) => byKey.get(o.key)?.auth);
+    expect(protectedOps.map((o) => o.key)).toEqual(expect.arrayContaining(['GET /v1/users/me', 'GET /v1/sessions', 'POST /v1/auth/logout', 'GET /v1/agents']));
+
+    for (const { key, method, path, op } of operationsOf(doc)) {
+      const isProtected = Boolean(byKey.get(key)?.auth);
+      if (isProtected) {
+        expect(op.security, key).toEqual([{ bearerAuth: [] }]);
+        expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(['401', '403', '429']));
+      } else {
+        // Public (API.md §3), stated explicitly rather than left undefined.
+        expect(op.security, key).toEqual([]);
+      }
+
+      // What the document says is what the server does: no credential → 401 exactly when protected.
+      const url = path.replace(/\{[^}]+\}/g, 'x');
+      const res = await t.request({ method: method as 'GET', url });
+      if (isProtected) {
+        expect(res.statusCode, `${key} without a credential`).toBe(401);
+        expect(res.headers['www-authenticate'], key).toMatch(/^Bearer /);
+        expect(res.headers['content-type'], key).toMatch(/^application\/problem\+json/);
+      } else {
+        expect([401, 403], `${key} without a credential answered ${res.statusCode}`).not.toContain(res.statusCode);
+      }
+    }
+  });
+
+  it('describes the bodies the server really sends', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(doc as object, 'openapi.json');
+    const check = (schema: string, body: unknown) => {
+      const validate = ajv.getSchema(`openapi.json#/components/schemas/${schema}`);
+      if (!validate) throw new Error(`no schema ${schema}`);
+      expect(validate(body) ? [] : validate.errors, `${schema}: ${JSON.stringify(body)}`).toEqual([]);
+    };
+
+    const user = await t.signUp();
+    const me = await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) });
+    expect(me.statusCode).toBe(200);
+    check('Me', me.json());
+    check('TokenResponse', user.tokens);
+    const jwks = await t.request({ method: 'GET', url: '/v1/.well-known/jwks.json' });
+    check('Jwks', jwks.json());
+
+    const problems = [
+      await t.request({ method: 'GET', url: '/v1/no-such-thing' }),
+      await t.request({ method: 'GET', url: '/v1/users/me' }),
+      await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email: 'not-an-email' } }),
+    ];
+    expect(problems.map((p) => p.statusCode)).toEqual([404, 401, 400]);
+    for (const p of problems) {
+      expect(p.headers['content-type']).toMatch(/^application\/problem\+json/);
+      check('Problem', p.json());
+    }
+    expect(problems[2]!.json().errors.length).toBeGreaterThan(0);
+  });
+
+  it('passes redocly lint with no errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc, null, 2));
+      const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+      const result = await run(process.execPath, [cli, 'lint', file, '--config', join(SERVER_DIR, 'redocly.yaml'), '--format=json'], {
+        cwd: SERVER_DIR,
+        // No telemetry, no update check: the lint runs offline.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        timeoutMs: 60_000,
+      });
+      const start = result.stdout.indexOf('{');
+      if (start < 0) throw new Error(`redocly printed no JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+      const report = JSON.parse(result.stdout.slice(start)) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+      };
+      const describe = (p: (typeof report.problems)[number]) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`;
+      const warnings = report.problems.filter((p) => p.severity === 'warn').map(describe);
+      if (warnings.length) console.warn(`redocly lint: ${warnings.length} warning(s)\n  ${warnings.join('\n  ')}`);
+      expect(report.problems.filter((p) => p.severity === 'error').map(describe)).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+      expect(result.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('serves the Swagger UI at /docs on the same document', async () => {
+    const page = await t.request({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('<title>Swagger UI</title>');
+    expect(page.body).toMatch(/swagger-ui-bundle\.js/);
+
+    const bundle = await t.request({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
+    const init = await t.request({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(init.body).toContain("resolveUrl('./json')");
+    const json = await t.request({ method: 'GET', url: '/docs/json' });
+    expect(json.statusCode).toBe(200);
+    expect(json.json()).toEqual(doc);
+  });
+
+  it('lists every error code at /docs/errors, where problem type URIs point', async () => {
+    const page = await t.request({ method: 'GET', url: '/docs/errors' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    for (const [code, { status, title }] of Object.entries(ERROR_CATALOGUE)) {
+      const row = new RegExp(`<tr id="${code}">(.*?)</tr>`).exec(page.body);
+      expect(row, `row for ${code}`).not.toBeNull();
+      expect(row![1]).toContain(`<code>${code}</code>`);
+      expect(row![1]).toContain(`<td>${status}</td>`);
+      expect(row![1]).toContain(title);
+    }
+    // A real problem's `type` is a link to its row.
+    const problem = (await t.request({ method: 'GET', url: '/v1/users/me' })).json();
+    const type = new URL(problem.type);
+    expect(type.pathname).toBe('/docs/errors');
+    expect(page.body).toContain(`id="${type.hash.slice(1)}"`);
+  });
+});
