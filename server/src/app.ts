@@ -12,7 +12,11 @@ import { registerPublicRateLimit } from './http/public-rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
+import { Agent } from './modules/agents/agents.schemas.js';
+import { chatsRoutes } from './modules/chats/chats.routes.js';
+import { Chat, Message } from './modules/chats/chats.schemas.js';
 import { agentsRoutes } from './modules/agents/agents.routes.js';
 import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -55,7 +59,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
   // Every named schema is added here, at the root: a child plugin calling addSchema would get
   // Fastify's default validator instead of ours (lenient bodies) for its routes.
-  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser, Agent, Chat, Message]) app.addSchema(schema);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -83,6 +87,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
   });
   registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
+  registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   registerErrorsPage(app);
 
@@ -93,7 +98,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys });
     await v1.register(usageRoutes, { accounts: deps.accounts });
     await v1.register(adminRoutes, { admin: deps.admin });
-    await v1.register(agentsRoutes);
+    await v1.register(agentsRoutes, { agents: deps.agents });
+    await v1.register(chatsRoutes, { chats: deps.chats });
     await v1.register(jwksRoute(deps.keyRing, { hide: false }));
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/v1' });

@@ -10,6 +10,9 @@ import { connectRedis } from './infra/redis.js';
 import { createRevocationList, type RevocationList } from './infra/revocation.js';
 import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
 import { createAdminService, type AdminService } from './modules/admin/admin.service.js';
+import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
+import { createChatsService, type ChatsService } from './modules/chats/chats.service.js';
+import { createEventSignal, type EventSignal } from './modules/events/event-signal.js';
 import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
 import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -46,6 +49,9 @@ export interface Dependencies {
   apiKeys: ApiKeysService;
   apiKeyVerifier: ApiKeyVerifierService;
   admin: AdminService;
+  agents: AgentsService;
+  chats: ChatsService;
+  events: EventSignal;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -129,13 +135,16 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock });
     const login = createLoginService({ users: usersRepository, sessions, hasher, attempts, maxFailures: config.loginMaxFailures });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
+    const events = createEventSignal();
+    const agents = createAgentsService({ db: database.db, clock, onEvent: events.notify });
+    const chats = createChatsService({ db: database.db, clock, onEvent: events.notify });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, apiKeys, apiKeyVerifier, admin,
+      users, sessions, login, apiKeys, apiKeyVerifier, admin, agents, chats, events,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         clearInterval(keyReload);

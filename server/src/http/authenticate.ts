@@ -8,6 +8,7 @@ import type { AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
 import { AppError } from './error-catalogue.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
 export interface ApiKeyVerifier {
@@ -108,10 +109,8 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
     const requirement = route.config?.auth;
     if (!requirement) return;
     const check = (request: FastifyRequest, reply: FastifyReply) => authenticate(deps, request, reply, requirement);
-    route.onRequest = [check, ...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [])];
-    const schema = (route.schema ??= {}) as Record<string, unknown>;
-    schema.security = [{ bearerAuth: [] }];
-    schema.response = { ...problemResponses([401, 403, 429]), ...(schema.response as object | undefined) };
+    prependOnRequest(route, check);
+    addResponses(route, problemResponses([401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });
 }
 

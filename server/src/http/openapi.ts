@@ -23,7 +23,11 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
         { name: 'Auth', description: 'Register, log in, refresh and log out' },
         { name: 'Account', description: 'The signed-in user' },
         { name: 'Sessions', description: 'Where the account is signed in' },
+        { name: 'API keys', description: 'Long-lived credentials for programs' },
         { name: 'Agents', description: 'Platform agents' },
+        { name: 'Chats', description: 'Conversations with agents, and their messages' },
+        { name: 'Webhooks', description: 'Signed event deliveries to your endpoints' },
+        { name: 'Admin', description: 'Tiers, limits and account status (admins only)' },
         { name: 'Operations', description: 'Health, readiness, metrics' },
       ],
       components: {

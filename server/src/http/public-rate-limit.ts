@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
 import { AppError } from './error-catalogue.js';
+import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
 /**
@@ -22,8 +23,7 @@ export function registerPublicRateLimit(app: FastifyInstance, deps: { limiter: A
         });
       }
     };
-    route.onRequest = [check, ...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [])];
-    const schema = (route.schema ??= {}) as Record<string, unknown>;
-    schema.response = { ...problemResponses([429]), ...(schema.response as object | undefined) };
+    prependOnRequest(route, check);
+    addResponses(route, problemResponses([429]));
   });
 }

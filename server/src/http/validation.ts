@@ -56,6 +56,7 @@ function describe(error: ErrorObject, field: string): string {
     case 'format': return `${name} must be a valid ${String(p.format)}.`;
     case 'minLength': return `${name} must be at least ${String(p.limit)} characters.`;
     case 'maxLength': return `${name} must be at most ${String(p.limit)} characters.`;
+    case 'pattern': return `${name} contains characters or a form that is not allowed.`;
     case 'enum': return `${name} must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     default: return `${name} ${error.message ?? 'is not valid'}.`;
   }

@@ -60,10 +60,102 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
+export interface AgentsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  instructions: string;
+  model: string;
+  metadata: string; // JSON object of string pairs
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatsTable {
+  id: string;
+  user_id: string;
+  agent_id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  id: string;
+  chat_id: string;
+  user_id: string;
+  role: string;
+  content: string;
+  created_at: string;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  description: string | null;
+  events: string; // space-separated patterns
+  secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  data: string; // JSON
+  created_at: string;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  user_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   signing_keys: SigningKeysTable;
   api_keys: ApiKeysTable;
+  agents: AgentsTable;
+  chats: ChatsTable;
+  messages: MessagesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

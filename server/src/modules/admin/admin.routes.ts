@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../http/error-catalogue.js';
+import { assertCursor } from '../../http/pagination.js';
 import { listOf, problemResponses, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import { limitsFor, TIERS } from '../limits/tiers.js';
@@ -57,7 +58,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
     },
   }, async (request) => {
     const { email, limit, cursor } = request.query;
-    if (cursor !== undefined && !isId('user', cursor)) throw new AppError('validation_failed', 'cursor is not valid.', { errors: [{ field: 'query:/cursor', code: 'invalid_format', message: 'cursor is not valid.' }] });
+    assertCursor('user', cursor);
     const page = await admin.list({ email }, limit, cursor);
     return { data: page.rows.map(presentAdminUser), next_cursor: page.nextCursor };
   });

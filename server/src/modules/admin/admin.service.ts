@@ -1,4 +1,5 @@
 import { AppError } from '../../http/error-catalogue.js';
+import { toPage } from '../../http/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
@@ -21,9 +22,7 @@ export function createAdminService(deps: { db: Kysely<Database>; accounts: Accou
       let q = db.selectFrom('users').selectAll();
       if (filter.email) q = q.where('email_normalized', '=', normalizeEmail(filter.email));
       if (cursor) q = q.where('id', '<', cursor);
-      const rows = await q.orderBy('id', 'desc').limit(limit + 1).execute();
-      const page = rows.slice(0, limit);
-      return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
     },
 
     /** Takes effect on the account's next request on every instance (the bus drops cached copies). */

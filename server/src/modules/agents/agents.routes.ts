@@ -1,18 +1,55 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { AppError } from '../../http/error-catalogue.js';
+import { assertCursor } from '../../http/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
+import { isId } from '../../infra/ids.js';
+import { CreateAgentBody, UpdateAgentBody } from './agents.schemas.js';
+import { presentAgent, type AgentsService } from './agents.service.js';
 
-/**
- * The first platform resource behind the bearer credential. Agents are stored by the agents
- * capability (issue 4); until then the list is empty but the route is fully protected.
- */
-export const agentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const agentsRoutes: FastifyPluginAsyncTypebox<{ agents: AgentsService }> = async (app, { agents }) => {
+  const tags = ['Agents'];
+  const checkedId = (id: string) => {
+    if (!isId('agent', id)) throw new AppError('not_found', 'No agent with this id.');
+    return id;
+  };
+
+  app.post('/agents', {
+    config: { auth: 'agents:write', idempotent: true },
+    schema: { tags, operationId: 'createAgent', summary: 'Create an agent', body: CreateAgentBody, response: { 201: Type.Ref('Agent'), ...problemResponses([400, 409, 413, 415, 422]) } },
+  }, async (request, reply) => {
+    const row = await agents.create(requireAuth(request).userId, request.body);
+    return reply.code(201).header('Location', `/v1/agents/${row.id}`).send(presentAgent(row));
+  });
+
   app.get('/agents', {
     config: { auth: 'agents:read' },
-    schema: {
-      tags: ['Agents'], operationId: 'listAgents', summary: 'Agents of the account, newest first',
-      querystring: ListQuery,
-      response: { 200: listOf(Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true })), ...problemResponses([400]) },
-    },
-  }, async () => ({ data: [], next_cursor: null }));
+    schema: { tags, operationId: 'listAgents', summary: 'Agents of the account, newest first', querystring: ListQuery, response: { 200: listOf(Type.Ref('Agent')), ...problemResponses([400]) } },
+  }, async (request) => {
+    const { limit, cursor } = request.query;
+    assertCursor('agent', cursor);
+    const page = await agents.list(requireAuth(request).userId, limit, cursor);
+    return { data: page.rows.map(presentAgent), next_cursor: page.nextCursor };
+  });
+
+  app.get('/agents/:id', {
+    config: { auth: 'agents:read' },
+    schema: { tags, operationId: 'getAgent', summary: 'One agent', params: IdParams, response: { 200: Type.Ref('Agent'), ...problemResponses([404]) } },
+  }, async (request) => presentAgent(await agents.get(requireAuth(request).userId, checkedId(request.params.id))));
+
+  app.patch('/agents/:id', {
+    config: { auth: 'agents:write' },
+    schema: { tags, operationId: 'updateAgent', summary: 'Change an agent', params: IdParams, body: UpdateAgentBody, response: { 200: Type.Ref('Agent'), ...problemResponses([400, 404, 413, 415]) } },
+  }, async (request) => presentAgent(await agents.update(requireAuth(request).userId, checkedId(request.params.id), request.body)));
+
+  app.delete('/agents/:id', {
+    config: { auth: 'agents:write' },
+    schema: { tags, operationId: 'deleteAgent', summary: 'Delete an agent with its chats and messages', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
+  }, async (request, reply) => {
+    await agents.delete(requireAuth(request).userId, checkedId(request.params.id));
+    return reply.code(204).send(null);
+  });
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { AppError } from '../../http/error-catalogue.js';
+import { assertCursor } from '../../http/pagination.js';
 import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
@@ -68,7 +69,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
     schema: { tags, operationId: 'listApiKeys', summary: 'Active API keys, newest first', querystring: ListQuery, response: { 200: listOf(Type.Ref('ApiKey')), ...problemResponses([400]) } },
   }, async (request) => {
     const { limit, cursor } = request.query;
-    if (cursor !== undefined && !isId('apiKey', cursor)) throw new AppError('validation_failed', 'cursor is not valid.', { errors: [{ field: 'query:/cursor', code: 'invalid_format', message: 'cursor is not valid.' }] });
+    assertCursor('apiKey', cursor);
     const page = await apiKeys.list(requireAuth(request).userId, limit, cursor);
     return { data: page.rows.map(presentApiKey), next_cursor: page.nextCursor };
   });

@@ -1,4 +1,5 @@
 import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { toPage } from '../../http/pagination.js';
 import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { newId } from '../../infra/ids.js';
@@ -53,9 +54,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
     },
 
     async list(userId: string, limit: number, cursor?: string) {
-      const rows = await repo.listForUser(userId, limit + 1, cursor);
-      const page = rows.slice(0, limit);
-      return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      return toPage(await repo.listForUser(userId, limit + 1, cursor), limit);
     },
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { AppError } from '../../http/error-catalogue.js';
+import { assertCursor } from '../../http/pagination.js';
 import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import type { SessionsService } from './sessions.service.js';
@@ -28,7 +29,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   }, async (request) => {
     const auth = requireAuth(request);
     const { limit, cursor } = request.query;
-    if (cursor !== undefined && !isId('session', cursor)) throw new AppError('validation_failed', 'cursor is not valid.', { errors: [{ field: 'query:/cursor', code: 'invalid_format', message: 'cursor is not valid.' }] });
+    assertCursor('session', cursor);
     const page = await sessions.list(auth.userId, limit, cursor);
     return {
       data: page.rows.map((s) => ({ id: s.id, created_at: s.created_at, last_used_at: s.last_used_at, expires_at: s.expires_at, ip: s.ip, user_agent: s.user_agent, current: s.id === auth.sessionId })),

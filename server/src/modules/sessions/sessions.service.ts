@@ -1,4 +1,5 @@
 import { AppError } from '../../http/error-catalogue.js';
+import { toPage } from '../../http/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { newId } from '../../infra/ids.js';
 import type { RevocationList } from '../../infra/revocation.js';
@@ -104,9 +105,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     },
 
     async list(userId: string, limit: number, cursor?: string): Promise<{ rows: SessionRow[]; nextCursor: string | null }> {
-      const rows = await sessions.listActiveForUser(userId, isoTime(clock.now()), limit + 1, cursor);
-      const page = rows.slice(0, limit);
-      return { rows: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      return toPage(await sessions.listActiveForUser(userId, isoTime(clock.now()), limit + 1, cursor), limit);
     },
 
     /** Revokes one session of this user; 404 when it is not theirs or already gone. */

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../infra/clock.js';
+import { isoTime } from '../infra/clock.js';
+import { isUniqueViolation } from '../infra/db/errors.js';
+import type { Database } from '../infra/db/schema.js';
+import { AppError } from './error-catalogue.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // visible ASCII, like Stripe's
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A creating POST: honours Idempotency-Key (API.md §1). */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    idempotency: { userId: string; key: string } | null;
+  }
+}
+
+/**
+ * Idempotency-Key on creating POSTs, scoped per account, kept 24 h. The key is claimed (row
+ * with no response) before the handler runs, so two concurrent requests with one key cannot both
+ * create: the second gets 409 conflict. The first's response is stored on send and replayed to
+ * every later request with the same key and body; another body gets 422. A 5xx releases the key
+ * so the client can retry. Requests refused before the handler (auth, validation) store nothing.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock }): void {
+  const { db, clock } = deps;
+  app.decorateRequest('idempotency', null);
+
+  async function claim(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !request.auth) return undefined;
+    if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
+      throw new AppError('validation_failed', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ field: 'header:/idempotency-key', code: 'invalid_format', message: 'Idempotency-Key must be 1–255 visible ASCII characters.' }] });
+    }
+    const userId = request.auth.userId;
+    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+    const now = clock.now();
+    const existing = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', header).executeTakeFirst();
+    if (existing && Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS > now) {
+      if (existing.request_hash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+      if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
+      reply.header('Idempotent-Replayed', 'true');
+      return reply.code(existing.status_code).type('application/json; charset=utf-8').send(existing.response_body);
+    }
+    if (existing) await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', header).execute();
+    try {
+      await db.insertInto('idempotency_keys').values({ user_id: userId, key: header, request_hash: hash, status_code: null, response_body: null, created_at: isoTime(now) }).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
+      throw error;
+    }
+    request.idempotency = { userId, key: header };
+    return undefined;
+  }
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.config?.idempotent) return;
+    const hooks = route.preHandler ? [route.preHandler].flat() : [];
+    route.preHandler = [claim, ...hooks];
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
+    headers.properties['idempotency-key'] = { type: 'string', maxLength: 255, description: 'Same key + same body within 24 h replays the first response (Idempotent-Replayed: true)' };
+    schema.headers = headers;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claimed = request.idempotency;
+    if (!claimed) return payload;
+    request.idempotency = null;
+    const where = db.updateTable('idempotency_keys').where('user_id', '=', claimed.userId).where('key', '=', claimed.key);
+    if (reply.statusCode >= 500) {
+      await db.deleteFrom('idempotency_keys').where('user_id', '=', claimed.userId).where('key', '=', claimed.key).execute();
+    } else {
+      await where.set({ status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : JSON.stringify(payload) }).execute();
+    }
+    return payload;
+  });
+
+  const sweep = setInterval(() => {
+    void db.deleteFrom('idempotency_keys').where('created_at', '<', isoTime(clock.now() - IDEMPOTENCY_TTL_MS)).execute().catch(() => {});
+  }, 3600_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+}

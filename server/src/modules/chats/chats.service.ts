@@ -1,0 +1,91 @@
+import type { Kysely, Selectable } from 'kysely';
+import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { toPage } from '../../http/pagination.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { ChatsTable, Database, MessagesTable } from '../../infra/db/schema.js';
+import { isId, newId } from '../../infra/ids.js';
+import { recordEvent } from '../events/event-outbox.js';
+import { CHAT_LIMITS, type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';
+
+export type ChatRow = Selectable<ChatsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+
+export const presentChat = (c: ChatRow) => ({ id: c.id, agent_id: c.agent_id, title: c.title, created_at: c.created_at, updated_at: c.updated_at });
+export const presentMessage = (m: MessageRow) => ({ id: m.id, chat_id: m.chat_id, role: m.role as 'user' | 'assistant', content: m.content, created_at: m.created_at });
+
+/**
+ * Chats hold the conversation with one agent. The service stores and routes: a user message
+ * becomes a `chat.message.created` event for the agent's runtime, which answers by posting an
+ * assistant message with an API key. No model runs here.
+ */
+export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; onEvent: () => void }) {
+  const { db, clock } = deps;
+  const chatNotFound = () => new AppError('not_found', 'No chat with this id.');
+  const findChat = (q: Kysely<Database>, userId: string, id: string) =>
+    q.selectFrom('chats').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+
+  return {
+    async create(userId: string, body: CreateChatBody): Promise<ChatRow> {
+      const now = isoTime(clock.now());
+      const unknownAgent = () => fieldError('/agent_id', 'not_found', 'agent_id does not name an agent of this account.');
+      if (!isId('agent', body.agent_id)) throw unknownAgent();
+      const row: ChatRow = { id: newId('chat'), user_id: userId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now };
+      await db.transaction().execute(async (trx) => {
+        const agent = await trx.selectFrom('agents').select('id').where('user_id', '=', userId).where('id', '=', body.agent_id).executeTakeFirst();
+        if (!agent) throw unknownAgent();
+        const { n } = await trx.selectFrom('chats').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+        if (Number(n) >= CHAT_LIMITS.perAccount) throw new AppError('limit_reached', `An account can hold at most ${CHAT_LIMITS.perAccount} chats.`, { limit: CHAT_LIMITS.perAccount });
+        await trx.insertInto('chats').values(row).execute();
+        await recordEvent(trx, clock, { userId, type: 'chat.created', data: presentChat(row) });
+      });
+      deps.onEvent();
+      return row;
+    },
+
+    async get(userId: string, id: string): Promise<ChatRow> {
+      const row = await findChat(db, userId, id);
+      if (!row) throw chatNotFound();
+      return row;
+    },
+
+    async list(userId: string, limit: number, cursor?: string, agentId?: string) {
+      let q = db.selectFrom('chats').selectAll().where('user_id', '=', userId);
+      if (agentId) q = q.where('agent_id', '=', agentId);
+      if (cursor) q = q.where('id', '<', cursor);
+      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+    },
+
+    async delete(userId: string, id: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const result = await trx.deleteFrom('chats').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+        if (Number(result.numDeletedRows) === 0) throw chatNotFound();
+        await recordEvent(trx, clock, { userId, type: 'chat.deleted', data: { id } });
+      });
+      deps.onEvent();
+    },
+
+    async postMessage(userId: string, chatId: string, body: CreateMessageBody): Promise<MessageRow> {
+      const now = isoTime(clock.now());
+      const row: MessageRow = { id: newId('message'), chat_id: chatId, user_id: userId, role: body.role, content: body.content, created_at: now };
+      await db.transaction().execute(async (trx) => {
+        const chat = await findChat(trx, userId, chatId);
+        if (!chat) throw chatNotFound();
+        const { n } = await trx.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('chat_id', '=', chatId).executeTakeFirstOrThrow();
+        if (Number(n) >= CHAT_LIMITS.messagesPerChat) throw new AppError('limit_reached', `A chat can hold at most ${CHAT_LIMITS.messagesPerChat} messages; start a new chat.`, { limit: CHAT_LIMITS.messagesPerChat });
+        await trx.insertInto('messages').values(row).execute();
+        await trx.updateTable('chats').set({ updated_at: now }).where('id', '=', chatId).execute();
+        await recordEvent(trx, clock, { userId, type: 'chat.message.created', data: { ...presentMessage(row), agent_id: chat.agent_id } });
+      });
+      deps.onEvent();
+      return row;
+    },
+
+    async listMessages(userId: string, chatId: string, limit: number, cursor?: string) {
+      if (!(await findChat(db, userId, chatId))) throw chatNotFound();
+      let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
+      if (cursor) q = q.where('id', '<', cursor);
+      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+    },
+  };
+}
+export type ChatsService = ReturnType<typeof createChatsService>;

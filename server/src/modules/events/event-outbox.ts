@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { Database } from '../../infra/db/schema.js';
+import { newId } from '../../infra/ids.js';
+import { patternMatches, type EventType } from './event-types.js';
+
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: unknown;
+}
+
+/**
+ * The transactional outbox: called with the transaction that makes the change, it writes the
+ * event and one pending delivery per matching enabled endpoint. Either all of it commits with the
+ * change or none of it does, so a crash can neither lose an event nor invent one.
+ */
+export async function recordEvent(
+  trx: Kysely<Database>,
+  clock: Clock,
+  input: { userId: string; type: EventType; data: unknown; onlyEndpointId?: string },
+): Promise<EventEnvelope> {
+  const now = isoTime(clock.now());
+  const event: EventEnvelope = { id: newId('event'), type: input.type, created_at: now, data: input.data };
+  await trx.insertInto('events').values({ id: event.id, user_id: input.userId, type: event.type, data: JSON.stringify(event.data), created_at: now }).execute();
+  let q = trx.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', input.userId).where('enabled', '=', 1);
+  if (input.onlyEndpointId) q = q.where('id', '=', input.onlyEndpointId);
+  const endpoints = await q.execute();
+  const targets = input.onlyEndpointId ? endpoints : endpoints.filter((e) => e.events.split(' ').some((p) => patternMatches(p, event.type)));
+  if (targets.length > 0) {
+    await trx
+      .insertInto('deliveries')
+      .values(targets.map((e) => ({
+        id: newId('delivery'), event_id: event.id, endpoint_id: e.id, user_id: input.userId, status: 'pending', attempts: 0,
+        next_attempt_at: now, locked_until: null, last_status_code: null, last_error: null, created_at: now, updated_at: now,
+      })))
+      .execute();
+  }
+  return event;
+}
