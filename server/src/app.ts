@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
 import { registerAuthentication } from './http/authenticate.js';
+import { registerDashboard } from './http/dashboard.js';
 import { registerErrorsPage } from './http/errors-page.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackAllowedMethods } from './http/method-router.js';
@@ -16,8 +17,12 @@ import { registerIdempotency } from './http/idempotency.js';
 import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
 import { Agent } from './modules/agents/agents.schemas.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
+import { accountEmailRoutes } from './modules/email/account-email.routes.js';
+import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
 import { Chat, Message } from './modules/chats/chats.schemas.js';
 import { agentsRoutes } from './modules/agents/agents.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
 import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { TokenResponse } from './modules/auth/auth.schemas.js';
@@ -59,16 +64,21 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
   // Every named schema is added here, at the root: a child plugin calling addSchema would get
   // Fastify's default validator instead of ours (lenient bodies) for its routes.
-  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser, Agent, Chat, Message]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser, Agent, Chat, Message, SecurityEvent, WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery]) app.addSchema(schema);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     // API answers carry credentials and personal data: never store them in shared caches.
     if (request.url.startsWith('/v1/')) reply.header('Cache-Control', 'no-store');
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  app.addHook('onResponse', (request, reply, done) => {
+    // At LOG_LEVEL=warn and above, skip building the line (request.routeOptions allocates).
+    if ((request.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {
+      request.log.info({ method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
@@ -92,18 +102,23 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   registerErrorsPage(app);
 
   await app.register(async (v1) => {
-    await v1.register(authRoutes, { users: deps.users, login: deps.login, sessions: deps.sessions });
-    await v1.register(usersRoutes, { users: deps.users });
-    await v1.register(sessionsRoutes, { sessions: deps.sessions });
-    await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys });
+    const { securityLog, accountEmail } = deps;
+    await v1.register(authRoutes, { users: deps.users, login: deps.login, sessions: deps.sessions, accountEmail, securityLog });
+    await v1.register(accountEmailRoutes, { accountEmail });
+    await v1.register(usersRoutes, { users: deps.users, securityLog, accountEmail });
+    await v1.register(securityLogRoutes, { securityLog });
+    await v1.register(sessionsRoutes, { sessions: deps.sessions, securityLog });
+    await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys, securityLog });
     await v1.register(usageRoutes, { accounts: deps.accounts });
-    await v1.register(adminRoutes, { admin: deps.admin });
+    await v1.register(adminRoutes, { admin: deps.admin, securityLog });
     await v1.register(agentsRoutes, { agents: deps.agents });
     await v1.register(chatsRoutes, { chats: deps.chats });
+    await v1.register(webhooksRoutes, { webhooks: deps.webhooks.service });
     await v1.register(jwksRoute(deps.keyRing, { hide: false }));
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/v1' });
   await app.register(jwksRoute(deps.keyRing, { hide: true }));
   await app.register(healthRoutes({ checks: deps.readiness, metrics }));
+  await registerDashboard(app);
   return app;
 }

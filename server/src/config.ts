@@ -36,6 +36,7 @@ export const Config = Type.Object({
   webhookAllowPrivate: Type.Boolean(),
   webhookRetryDelays: Type.Array(Type.Integer()),
   secret: Type.Optional(Type.String()),
+  requireEmailVerification: Type.Boolean(),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -115,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookRetryDelays: delays.map((d) => Number(d.trim())),
     secret,
+    requireEmailVerification: readBool(env, 'REQUIRE_EMAIL_VERIFICATION'),
     logLevel,
     production,
   };

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './infra/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './infra/db/database.js';
 import { createMemoryAttemptLimiter, type AttemptLimiter } from './infra/limits/attempt-limiter.js';
 import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './infra/limits/redis-attempt-limiter.js';
+import { createLogMailer, createSmtpMailer, type Mailer } from './infra/mail/mailer.js';
 import { connectRedis } from './infra/redis.js';
 import { createRevocationList, type RevocationList } from './infra/revocation.js';
 import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
@@ -13,6 +14,10 @@ import { createAdminService, type AdminService } from './modules/admin/admin.ser
 import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
 import { createChatsService, type ChatsService } from './modules/chats/chats.service.js';
 import { createEventSignal, type EventSignal } from './modules/events/event-signal.js';
+import { createAccountEmailService, type AccountEmailService } from './modules/email/account-email.service.js';
+import { createEmailTokens } from './modules/email/email-tokens.js';
+import { createSecurityLog, type SecurityLog } from './modules/security-log/security-log.js';
+import { createWebhooks, type Webhooks } from './modules/webhooks/webhooks.module.js';
 import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
 import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -52,6 +57,11 @@ export interface Dependencies {
   agents: AgentsService;
   chats: ChatsService;
   events: EventSignal;
+  mailer: Mailer;
+  securityLog: SecurityLog;
+  accountEmail: AccountEmailService;
+  /** Webhook endpoints API and this instance's delivery worker (started here, stopped by close). */
+  webhooks: Webhooks;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -63,7 +73,7 @@ export interface DependencyOverrides {
   databaseSchema?: string;
   /** Prefix for Redis keys (tests isolate themselves this way). */
   redisKeyPrefix?: string;
-  logger?: Pick<Logger, 'error' | 'warn'>;
+  logger?: Pick<Logger, 'error' | 'warn' | 'info'>;
 }
 
 interface Shared {
@@ -120,9 +130,11 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accessTokens = createAccessTokens({ keyRing, clock, issuer: config.publicUrl, ttlSeconds: config.accessTokenTtl });
     const revocations = createRevocationList(bus, () => clock.now());
     const hasher = await createPasswordHasher();
+    const securityLog = createSecurityLog({ db: database.db, clock, onError });
     const sessions = createSessionsService({
       sessions: createSessionsRepository(database.db), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
+      onRefreshTokenReuse: ({ userId, sessionId, client }) => void securityLog.record(userId, 'refresh_token_reused', client, { session_id: sessionId }),
     });
     await sessions.loadRecentRevocations();
     // Messages sent while our subscription was down are lost: reload what they would have said.
@@ -133,22 +145,36 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock });
-    const login = createLoginService({ users: usersRepository, sessions, hasher, attempts, maxFailures: config.loginMaxFailures });
+    const login = createLoginService({
+      users: usersRepository, sessions, hasher, attempts, securityLog,
+      maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
+    });
+    const mailer = config.smtpUrl
+      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
+      : createLogMailer((entry, msg) => overrides.logger?.info({ mail: entry }, msg));
+    const accountEmail = createAccountEmailService({
+      db: database.db, clock, publicUrl: config.publicUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
+      hasher, sessions, accounts, attempts, securityLog, onError,
+    });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
     const events = createEventSignal();
     const agents = createAgentsService({ db: database.db, clock, onEvent: events.notify });
     const chats = createChatsService({ db: database.db, clock, onEvent: events.notify });
+    const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
+    webhooks.worker.start();
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, apiKeys, apiKeyVerifier, admin, agents, chats, events,
+      users, sessions, login, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
+        await webhooks.worker.stop(); // first: it hands unfinished claims back through the database
         clearInterval(keyReload);
         await apiKeyVerifier.close();
+        await mailer.close();
         await revocations.close();
         await sharedHandle.bus.close();
         await sharedHandle.close();

@@ -69,7 +69,7 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
   const logger = createLogger('debug', { write: (line: string) => void logs.push(line) });
   // Each app gets its own Redis key space, so limits and attempt counters never leak between suites.
   const redisKeyPrefix = `test:${randomBytes(6).toString('hex')}:`;
-  const deps = await createDependencies(config, { clock, databaseSchema: schema, redisKeyPrefix }).catch(async (error: unknown) => {
+  const deps = await createDependencies(config, { clock, databaseSchema: schema, redisKeyPrefix, logger }).catch(async (error: unknown) => {
     if (schema) await dropSchema(schema);
     throw error;
   });

@@ -13,7 +13,17 @@ export const SERVER_DIR = join(import.meta.dirname, '..');
 
 /** `gatehouse serve` as its own process on a free loopback port; resolves once /healthz answers. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = 20000 + Math.floor(Math.random() * 30000);
+  // A random port can be taken by another socket on the machine: pick another one then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, 20000 + Math.floor(Math.random() * 30000));
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['bin/gatehouse.js', 'serve'], {
     cwd: SERVER_DIR,

@@ -14,6 +14,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A creating POST: honours Idempotency-Key (API.md §1). */
     idempotent?: boolean;
+    /**
+     * A top-level response field holding a secret shown once (an API key, a webhook secret).
+     * It is blanked (null) in the stored replay: one-time secrets are never kept in plain text.
+     */
+    oneTimeSecretField?: string;
   }
   interface FastifyRequest {
     idempotency: { userId: string; key: string } | null;
@@ -26,6 +31,8 @@ declare module 'fastify' {
  * create: the second gets 409 conflict. The first's response is stored on send and replayed to
  * every later request with the same key and body; another body gets 422. A 5xx releases the key
  * so the client can retry. Requests refused before the handler (auth, validation) store nothing.
+ * A replay of a creation that returned a one-time secret returns the resource with that field
+ * null: whoever lost the first answer revokes the resource and creates another.
  */
 export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock }): void {
   const { db, clock } = deps;
@@ -76,7 +83,14 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     if (reply.statusCode >= 500) {
       await db.deleteFrom('idempotency_keys').where('user_id', '=', claimed.userId).where('key', '=', claimed.key).execute();
     } else {
-      await where.set({ status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : JSON.stringify(payload) }).execute();
+      let body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      const secretField = request.routeOptions.config.oneTimeSecretField;
+      if (secretField && reply.statusCode < 300) {
+        const parsed = JSON.parse(body) as Record<string, unknown>;
+        if (secretField in parsed) parsed[secretField] = null;
+        body = JSON.stringify(parsed);
+      }
+      await where.set({ status_code: reply.statusCode, response_body: body }).execute();
     }
     return payload;
   });

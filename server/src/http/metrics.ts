@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app (tests build many apps in one process). */
@@ -16,9 +16,16 @@ export function registerRequestMetrics(app: FastifyInstance, registry: Registry)
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
-    // The route template, never the raw URL, so label cardinality stays bounded.
-    const route = request.routeOptions.url ?? 'unmatched';
+  const observe = (route: string) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     duration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    done();
+  };
+  // The route template, never the raw URL, so label cardinality stays bounded. Each route gets
+  // its own hook with its template baked in: request.routeOptions builds an object per access.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const hooks = Array.isArray(route.onResponse) ? route.onResponse : route.onResponse ? [route.onResponse] : [];
+    route.onResponse = [...hooks, observe(route.url)] as RouteOptions['onResponse'];
   });
+  const unmatched = observe('unmatched');
+  app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
 }

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   request: 'req',
   signingKey: 'sgk',
   refreshToken: 'rft',
+  securityEvent: 'sev',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -26,15 +27,26 @@ export type IdKind = keyof typeof ID_PREFIXES;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const DECODE = new Map([...ALPHABET].map((c, i) => [c, i]));
 
+// randomFillSync per id costs microseconds; draw from a pool refilled 4 KiB at a time instead.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+function fromPool(n: number): number {
+  if (poolOffset + n > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const at = poolOffset;
+  poolOffset += n;
+  return at;
+}
+
 let lastMs = 0;
 let counter = 0; // 12-bit rand_a used as a counter
-const random = Buffer.alloc(10);
 
 export function uuidv7Bytes(now = Date.now()): Buffer {
   if (now > lastMs) {
     lastMs = now;
-    randomFillSync(random, 0, 2);
-    counter = random.readUInt16BE(0) & 0x7ff; // start in the lower half so increments rarely overflow
+    counter = pool.readUInt16BE(fromPool(2)) & 0x7ff; // start in the lower half so increments rarely overflow
   } else {
     counter++;
     if (counter > 0xfff) {
@@ -44,24 +56,28 @@ export function uuidv7Bytes(now = Date.now()): Buffer {
     }
   }
   const ms = lastMs;
-  const bytes = Buffer.alloc(16);
+  const bytes = Buffer.allocUnsafe(16);
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;
-  randomFillSync(bytes, 8, 8);
+  pool.copy(bytes, 8, fromPool(8), poolOffset);
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 4122 variant
   return bytes;
 }
 
-/** 128 bits → 26 base32 chars; the first char carries only 3 bits, as TypeID specifies. */
+/**
+ * 128 bits → 26 base32 chars, 5 bits at a time with 2 zero pad bits in front, so the first char
+ * carries only 3 bits as TypeID specifies. (No BigInt: this runs for every request id.)
+ */
 export function encodeBase32(bytes: Buffer): string {
-  let value = bytes.readBigUInt64BE(0) << 64n | bytes.readBigUInt64BE(8);
-  const out = new Array<string>(26);
-  for (let i = 25; i >= 0; i--) {
-    out[i] = ALPHABET[Number(value & 31n)]!;
-    value >>= 5n;
+  let out = '';
+  for (let i = 0; i < 26; i++) {
+    const start = i * 5 - 2;
+    let v = 0;
+    for (let b = start; b < start + 5; b++) v = (v << 1) | (b < 0 ? 0 : (bytes[b >> 3]! >> (7 - (b & 7))) & 1);
+    out += ALPHABET[v];
   }
-  return out.join('');
+  return out;
 }
 
 export function newId(kind: IdKind, now?: number): string {

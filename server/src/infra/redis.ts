@@ -11,7 +11,7 @@ export async function connectRedis(url: string, role: 'commands' | 'subscriber',
     lazyConnect: true,
     enableOfflineQueue: role === 'subscriber', // subscribe() must survive a reconnect
     maxRetriesPerRequest: role === 'subscriber' ? null : 0,
-    ...(role === 'commands' ? { commandTimeout: 500 } : {}),
+    ...(role === 'commands' ? { commandTimeout: 500, enableAutoPipelining: true } : {}),
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     connectionName: `gatehouse-${role}`,

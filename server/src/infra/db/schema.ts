@@ -144,6 +144,26 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface EmailTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: string; // verify_email | reset_password
+  email: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface SecurityEventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  ip: string | null;
+  user_agent: string | null;
+  detail: string; // JSON object
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -158,4 +178,6 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  email_tokens: EmailTokensTable;
+  security_events: SecurityEventsTable;
 }

@@ -7,6 +7,9 @@ import { isId } from '../../infra/ids.js';
 import { limitsFor, TIERS } from '../limits/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
 import type { AdminService } from './admin.service.js';
+import { requireAuth } from '../../http/authenticate.js';
+import { clientOf } from '../../http/client-info.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 
 const LIMIT_MAX = 10_000_000_000;
 const LimitsBody = Type.Object(
@@ -41,7 +44,7 @@ function presentAdminUser(row: UserRow) {
   };
 }
 
-export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = async (app, { admin }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; securityLog: SecurityLog }> = async (app, { admin, securityLog }) => {
   const tags = ['Admin'];
   const config = { auth: 'admin' as const };
 
@@ -77,6 +80,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
     },
   }, async (request) => {
     if (!isId('user', request.params.id)) throw new AppError('not_found', 'No user with this id.');
-    return presentAdminUser(await admin.update(request.params.id, request.body));
+    const updated = await admin.update(request.params.id, request.body);
+    await securityLog.record(updated.id, 'account_updated_by_admin', clientOf(request), { admin_id: requireAuth(request).userId, changes: request.body });
+    return presentAdminUser(updated);
   });
 };

@@ -9,6 +9,8 @@ import { ALL_SCOPES } from '../tokens/scopes.js';
 import { NameField } from '../users/users.schemas.js';
 import type { ApiKeyRow } from './api-keys.repository.js';
 import type { ApiKeysService } from './api-keys.service.js';
+import { clientOf } from '../../http/client-info.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 
 const ScopeField = Type.Union(ALL_SCOPES.map((s) => Type.Literal(s)));
 
@@ -27,7 +29,12 @@ export const ApiKey = Type.Object(
 );
 
 export const CreatedApiKey = Type.Object(
-  { ...ApiKey.properties, key: Type.String({ description: 'The secret. Shown once, never again: store it now.' }) },
+  {
+    ...ApiKey.properties,
+    key: Type.Union([Type.String(), Type.Null()], {
+      description: 'The secret. Shown once, never again: store it now. Null in an Idempotency-Key replay (secrets are not kept).',
+    }),
+  },
   { $id: 'CreatedApiKey', additionalProperties: false },
 );
 
@@ -50,17 +57,18 @@ export function presentApiKey(row: ApiKeyRow) {
   };
 }
 
-export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
+export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService; securityLog: SecurityLog }> = async (app, { apiKeys, securityLog }) => {
   const tags = ['API keys'];
   // Only a login's access token manages keys: a leaked key cannot mint more keys.
   const config = { auth: 'session' as const };
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {
-    config,
+    config: { ...config, idempotent: true, oneTimeSecretField: 'key' },
     schema: { tags, operationId: 'createApiKey', summary: 'Create an API key; the secret is in this response only', body: CreateApiKeyBody, response: { 201: Type.Ref('CreatedApiKey'), ...problemResponses([400, 413, 415, 422]) } },
   }, async (request, reply) => {
     const { row, key } = await apiKeys.create(requireAuth(request).userId, request.body);
+    await securityLog.record(row.user_id, 'api_key_created', clientOf(request), { api_key_id: row.id, name: row.name, scopes: row.scopes.split(' ') });
     return reply.code(201).header('Location', `/v1/api-keys/${row.id}`).send({ ...presentApiKey(row), key });
   });
 
@@ -88,6 +96,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
   }, async (request, reply) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
     await apiKeys.revoke(requireAuth(request).userId, request.params.id);
+    await securityLog.record(requireAuth(request).userId, 'api_key_revoked', clientOf(request), { api_key_id: request.params.id });
     return reply.code(204).send(null);
   });
 };

@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
+import { clientOf } from '../../http/client-info.js';
+import type { AccountEmailService } from '../email/account-email.service.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { presentUser } from '../users/users.presenter.js';
 import { RegisterBody } from '../users/users.schemas.js';
@@ -13,6 +16,8 @@ interface Deps {
   users: UsersService;
   login: LoginService;
   sessions: SessionsService;
+  accountEmail: AccountEmailService;
+  securityLog: SecurityLog;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -37,7 +42,7 @@ const oauthFormRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { login, se
     },
   }, async (request) => {
     const body = request.body as LoginBody;
-    return login.login(body.username, body.password, { ip: request.ip, userAgent: request.headers['user-agent'] });
+    return login.login(body.username, body.password, clientOf(request));
   });
 
   app.post('/auth/refresh', {
@@ -48,7 +53,7 @@ const oauthFormRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { login, se
       body: tokenBody(RefreshBody),
       response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 413, 415, 429]) },
     },
-  }, async (request) => sessions.refresh((request.body as RefreshBody).refresh_token));
+  }, async (request) => sessions.refresh((request.body as RefreshBody).refresh_token, clientOf(request)));
 };
 
 export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
@@ -63,6 +68,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     },
   }, async (request, reply) => {
     const user = await deps.users.register(request.body);
+    await deps.accountEmail.sendVerification(user);
     return reply.code(201).header('Location', `/v1/users/me`).send(presentUser(user));
   });
 
@@ -74,6 +80,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   }, async (request, reply) => {
     const auth = requireAuth(request);
     await deps.sessions.revoke(auth.userId, auth.sessionId!, 'logout');
+    await deps.securityLog.record(auth.userId, 'sign_out', clientOf(request), { session_id: auth.sessionId });
     return reply.code(204).send(null);
   });
 };

@@ -1,5 +1,7 @@
+import type { ClientInfo } from '../../http/client-info.js';
 import { AppError } from '../../http/error-catalogue.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UsersRepository } from '../users/users.repository.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -14,12 +16,10 @@ export interface LoginDeps {
   hasher: PasswordHasher;
   attempts: AttemptLimiter;
   maxFailures: number;
+  securityLog: SecurityLog;
+  requireEmailVerification: boolean;
 }
 
-export interface ClientInfo {
-  ip: string;
-  userAgent?: string;
-}
 
 export function createLoginService(deps: LoginDeps) {
   const { users, hasher, attempts, maxFailures } = deps;
@@ -52,11 +52,18 @@ export function createLoginService(deps: LoginDeps) {
       const ok = user ? await hasher.verify(user.password_hash, password) : (await hasher.verifyDummy(password), false);
       if (!user || !ok) {
         await Promise.all([attempts.hit(emailKey(username), maxFailures, FAILURE_WINDOW_S), attempts.hit(ipKey(client.ip), ipMax, FAILURE_WINDOW_S)]);
+        if (user) await deps.securityLog.record(user.id, 'sign_in_failed', client);
         throw new AppError('invalid_credentials', 'The email or password is not correct.');
       }
+      // Only after the password matched: these answers must not help anyone probe for accounts.
       if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+      if (deps.requireEmailVerification && !user.email_verified) {
+        throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
+      }
       await attempts.reset(emailKey(username));
-      return deps.sessions.start(user.id, client);
+      const tokens = await deps.sessions.start(user.id, client);
+      await deps.securityLog.record(user.id, 'sign_in', client);
+      return tokens;
     },
   };
 }

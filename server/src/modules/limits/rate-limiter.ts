@@ -45,22 +45,25 @@ export function drain(state: BucketState | null, now: number, perMinute: number)
   return Math.max(0, state.level - (Math.max(0, now - state.at) * perMinute) / MINUTE_MS);
 }
 
+function minuteWindow(limits: Limits, perMs: number, l: number): WindowState {
+  const remaining = Math.max(0, Math.floor(limits.per_minute - l + 1e-9));
+  return { limit: limits.per_minute, used: limits.per_minute - remaining, remaining, resetSeconds: Math.ceil(l / perMs / 1000 - 1e-9) };
+}
+function dayWindow(limits: Limits, dayReset: number, used: number): WindowState {
+  return { limit: limits.per_day, used, remaining: Math.max(0, limits.per_day - used), resetSeconds: dayReset };
+}
+
 export function decide(input: { now: number; level: number; dayUsed: number; limits: Limits }): { decision: RateDecision; admitted: boolean } {
   const { now, level, limits } = input;
   const perMs = limits.per_minute / MINUTE_MS;
   const dayReset = Math.ceil((DAY_MS - (now % DAY_MS)) / 1000);
-  const minuteState = (l: number): WindowState => {
-    const remaining = Math.max(0, Math.floor(limits.per_minute - l + 1e-9));
-    return { limit: limits.per_minute, used: limits.per_minute - remaining, remaining, resetSeconds: Math.ceil(l / perMs / 1000 - 1e-9) };
-  };
-  const dayState = (used: number): WindowState => ({ limit: limits.per_day, used, remaining: Math.max(0, limits.per_day - used), resetSeconds: dayReset });
 
   if (level + 1 > limits.per_minute + 1e-9) {
     const waitMs = (level + 1 - limits.per_minute) / perMs;
-    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), minute: minuteState(level), day: dayState(input.dayUsed) }, admitted: false };
+    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), minute: minuteWindow(limits, perMs, level), day: dayWindow(limits, dayReset, input.dayUsed) }, admitted: false };
   }
   if (input.dayUsed >= limits.per_day) {
-    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: dayReset, minute: minuteState(level), day: dayState(input.dayUsed) }, admitted: false };
+    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: dayReset, minute: minuteWindow(limits, perMs, level), day: dayWindow(limits, dayReset, input.dayUsed) }, admitted: false };
   }
-  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, minute: minuteState(level + 1), day: dayState(input.dayUsed + 1) }, admitted: true };
+  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, minute: minuteWindow(limits, perMs, level + 1), day: dayWindow(limits, dayReset, input.dayUsed + 1) }, admitted: true };
 }

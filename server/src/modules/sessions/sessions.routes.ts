@@ -5,6 +5,8 @@ import { AppError } from '../../http/error-catalogue.js';
 import { assertCursor } from '../../http/pagination.js';
 import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
+import { clientOf } from '../../http/client-info.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from './sessions.service.js';
 
 export const Session = Type.Object(
@@ -20,7 +22,7 @@ export const Session = Type.Object(
   { $id: 'Session', additionalProperties: false },
 );
 
-export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService; securityLog: SecurityLog }> = async (app, { sessions, securityLog }) => {
   const tags = ['Sessions'];
 
   app.get('/sessions', {
@@ -48,6 +50,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     const auth = requireAuth(request);
     if (!isId('session', request.params.id)) throw new AppError('not_found', 'No active session with this id.');
     await sessions.revoke(auth.userId, request.params.id);
+    await securityLog.record(auth.userId, 'session_revoked', clientOf(request), { session_id: request.params.id });
     return reply.code(204).send(null);
   });
 };

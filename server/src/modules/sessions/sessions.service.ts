@@ -1,3 +1,4 @@
+import type { ClientInfo } from '../../http/client-info.js';
 import { AppError } from '../../http/error-catalogue.js';
 import { toPage } from '../../http/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
@@ -27,7 +28,7 @@ export interface SessionsServiceDeps {
   clock: Clock;
   accessTokenTtl: number;
   refreshTokenTtl: number;
-  onRefreshTokenReuse?: (info: { userId: string; sessionId: string }) => void;
+  onRefreshTokenReuse?: (info: { userId: string; sessionId: string; client?: ClientInfo }) => void;
 }
 
 export function createSessionsService(deps: SessionsServiceDeps) {
@@ -73,7 +74,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
      * again within the grace window (two tabs refreshing at once) gets a sibling token; used later,
      * it means someone else holds a copy, so the whole session is revoked.
      */
-    async refresh(refreshToken: string): Promise<TokenResponse> {
+    async refresh(refreshToken: string, client?: ClientInfo): Promise<TokenResponse> {
       const invalid = new AppError('invalid_token', 'The refresh token is not valid.');
       if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 100) throw invalid;
       const hash = sha256Hex(refreshToken);
@@ -98,7 +99,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
       if (outcome === 'reused') {
         const ids = await sessions.revoke({ userId: found.user_id, sessionId: found.session_id }, nowIso, 'refresh_token_reused');
         await revokeSessions(ids);
-        deps.onRefreshTokenReuse?.({ userId: found.user_id, sessionId: found.session_id });
+        deps.onRefreshTokenReuse?.({ userId: found.user_id, sessionId: found.session_id, client });
         throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety.');
       }
       return tokensFor(found.user_id, found.session_id, next);

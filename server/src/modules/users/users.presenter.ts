@@ -8,7 +8,7 @@ export function presentUser(row: UserRow) {
 
 export function presentMe(row: UserRow) {
   return {
-    ...presentUser(row),
+    id: row.id, email: row.email, name: row.name, created_at: row.created_at,
     updated_at: row.updated_at,
     tier: isTier(row.tier) ? row.tier : 'free',
     role: row.role === 'admin' ? ('admin' as const) : ('user' as const),

@@ -5,8 +5,11 @@ import { Type } from 'typebox';
 import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
 import { presentMe } from './users.presenter.js';
 import type { UsersService } from './users.service.js';
+import { clientOf } from '../../http/client-info.js';
+import type { AccountEmailService } from '../email/account-email.service.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 
-export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; securityLog: SecurityLog; accountEmail: AccountEmailService }> = async (app, { users, securityLog, accountEmail }) => {
   const tags = ['Account'];
   const config = { auth: 'session' as const };
 
@@ -40,6 +43,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
   }, async (request, reply) => {
     const auth = requireAuth(request);
     await users.changePassword(auth.userId, auth.sessionId!, request.body);
+    await securityLog.record(auth.userId, 'password_changed', clientOf(request));
+    accountEmail.notifyPasswordChanged(await users.requireUser(auth.userId));
     return reply.code(204).send(null);
   });
 };

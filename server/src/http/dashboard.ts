@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Where `npm run build -w dashboard` writes the dashboard (Vite's outDir). */
+export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
+
+/**
+ * The dashboard's client routes (dashboard/src/routes.ts): each answers index.html and the
+ * browser-side router draws the page. Listed one by one rather than a catch-all, so /v1, /docs,
+ * /healthz and every unknown path keep their own answers (a problem+json 404 included).
+ */
+export const DASHBOARD_ROUTES = [
+  '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email',
+  '/agents', '/webhooks', '/settings', '/settings/*',
+] as const;
+
+/** No inline script or style, nothing from another origin, no framing. */
+export const DASHBOARD_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+].join('; ');
+
+/** Served at the client routes when dashboard/dist is missing, so the API still starts. */
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Gatehouse: dashboard not built</title></head>
+<body><main><h1>The dashboard has not been built</h1>
+<p>Build it with <code>npm run build -w dashboard</code> (or run <code>npm start</code>, which builds it when missing) and restart the server.</p>
+<p>The API is up: see <a href="/docs">/docs</a>.</p></main></body></html>
+`;
+
+export interface DashboardOptions {
+  /** The built dashboard; defaults to dashboard/dist in this repository. */
+  distDir?: string;
+}
+
+/**
+ * Serves the built dashboard at `/`: hashed assets under /assets/ (cached for a year) and
+ * index.html (revalidated every time) at each client route, all with a strict CSP. Hidden from
+ * the OpenAPI document. Whether the build exists, and which assets it has, is read once at start:
+ * restart after a rebuild (`npm run dev -w dashboard` serves a live one while developing).
+ */
+export async function registerDashboard(app: FastifyInstance, options: DashboardOptions = {}): Promise<void> {
+  const distDir = options.distDir ?? DASHBOARD_DIST;
+  const built = existsSync(join(distDir, 'index.html'));
+
+  await app.register(async (dashboard) => {
+    dashboard.addHook('onRequest', async (_request, reply) => {
+      reply.header('Content-Security-Policy', DASHBOARD_CSP);
+      reply.header('X-Frame-Options', 'DENY');
+      // The verify-email and reset-password pages carry single-use tokens in their query string.
+      reply.header('Referrer-Policy', 'no-referrer');
+    });
+
+    if (built) {
+      await dashboard.register(fastifyStatic, {
+        root: join(distDir, 'assets'),
+        prefix: '/assets/',
+        schemaHide: true,
+        // One route per file found at start: an unknown /assets/ path is an ordinary 404 problem.
+        wildcard: false,
+        index: false,
+        redirect: false,
+        dotfiles: 'deny',
+        // File names carry a content hash: a new build is a new name.
+        maxAge: '365d',
+        immutable: true,
+      });
+    }
+
+    const sendIndex = (reply: FastifyReply) =>
+      built
+        ? reply.header('Cache-Control', 'no-cache').sendFile('index.html', distDir, { maxAge: 0, cacheControl: false })
+        : reply.code(503).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    for (const url of DASHBOARD_ROUTES) {
+      dashboard.get(url, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+    }
+    if (built && existsSync(join(distDir, 'favicon.svg'))) {
+      dashboard.get('/favicon.svg', { schema: { hide: true } }, async (_request, reply) =>
+        reply.header('Cache-Control', 'public, max-age=86400').sendFile('favicon.svg', distDir, { cacheControl: false }),
+      );
+    }
+  });
+}

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { clientOf } from '../../http/client-info.js';
+import { problemResponses } from '../../http/schemas.js';
+import { EmailField, PasswordField } from '../users/users.schemas.js';
+import type { AccountEmailService } from './account-email.service.js';
+
+const Accepted = Type.Object({ message: Type.String() }, { additionalProperties: false });
+const TokenField = Type.String({ minLength: 1, maxLength: 200, description: 'The token from the link in the mail' });
+
+export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: AccountEmailService }> = async (app, { accountEmail }) => {
+  const tags = ['Auth'];
+
+  app.post('/auth/email/verify', {
+    config: { publicLimit: 'verify' },
+    schema: {
+      tags, operationId: 'verifyEmail', summary: 'Confirm an email address with the token from the mail',
+      body: Type.Object({ token: TokenField }, { additionalProperties: false }),
+      response: { 204: Type.Null({ description: 'Verified' }), ...problemResponses([400, 401, 413, 415]) },
+    },
+  }, async (request, reply) => {
+    await accountEmail.verify(request.body.token, clientOf(request));
+    return reply.code(204).send(null);
+  });
+
+  app.post('/users/me/email/verification', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['Account'], operationId: 'resendVerification', summary: 'Send the verification mail again (3 per hour)',
+      response: { 202: Accepted, ...problemResponses([409]) },
+    },
+  }, async (request, reply) => {
+    await accountEmail.resendVerification(requireAuth(request).userId);
+    return reply.code(202).send({ message: 'A new verification link is on its way.' });
+  });
+
+  app.post('/auth/password/forgot', {
+    config: { publicLimit: 'forgot' },
+    schema: {
+      tags, operationId: 'forgotPassword', summary: 'Mail a password-reset link',
+      description: 'Always 202, in the same time, whether or not the address has an account.',
+      body: Type.Object({ email: EmailField }, { additionalProperties: false }),
+      response: { 202: Accepted, ...problemResponses([400, 413, 415]) },
+    },
+  }, async (request, reply) => {
+    accountEmail.requestReset(request.body.email, clientOf(request));
+    return reply.code(202).send({ message: 'If an account uses this address, a reset link is on its way.' });
+  });
+
+  app.post('/auth/password/reset', {
+    config: { publicLimit: 'reset' },
+    schema: {
+      tags, operationId: 'resetPassword', summary: 'Set a new password with the token from the mail; signs out every session',
+      body: Type.Object({ token: TokenField, password: PasswordField }, { additionalProperties: false }),
+      response: { 204: Type.Null({ description: 'Password changed' }), ...problemResponses([400, 401, 413, 415]) },
+    },
+  }, async (request, reply) => {
+    await accountEmail.reset(request.body.token, request.body.password, clientOf(request));
+    return reply.code(204).send(null);
+  });
+};

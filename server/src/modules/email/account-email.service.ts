@@ -1,0 +1,113 @@
+import type { Kysely } from 'kysely';
+import type { ClientInfo } from '../../http/client-info.js';
+import { AppError } from '../../http/error-catalogue.js';
+import type { Clock } from '../../infra/clock.js';
+import { isoTime } from '../../infra/clock.js';
+import type { Database } from '../../infra/db/schema.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
+import type { Mailer } from '../../infra/mail/mailer.js';
+import type { AccountCache } from '../accounts/account-cache.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import { assertPasswordAcceptable } from '../auth/password-policy.js';
+import type { SecurityLog } from '../security-log/security-log.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { normalizeEmail, type UserRow } from '../users/users.repository.js';
+import type { EmailTokens } from './email-tokens.js';
+import { passwordChangedMail, resetMail, verificationMail } from './mail-templates.js';
+
+const RESEND_PER_HOUR = 3;
+const RESET_MAILS_PER_HOUR = 3;
+
+export interface AccountEmailDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  publicUrl: string;
+  mailer: Mailer;
+  tokens: EmailTokens;
+  hasher: PasswordHasher;
+  sessions: SessionsService;
+  accounts: AccountCache;
+  attempts: AttemptLimiter;
+  securityLog: SecurityLog;
+  onError: (error: unknown) => void;
+}
+
+/** Address verification and password reset by mail (API.md §4). */
+export function createAccountEmailService(deps: AccountEmailDeps) {
+  const { db, clock, mailer, tokens } = deps;
+  const link = (page: string, token: string) => `${deps.publicUrl}/${page}?token=${encodeURIComponent(token)}`;
+  // Mail goes out after the answer: SMTP latency (or an outage) must not slow or fail the request.
+  const sendLater = (send: () => Promise<void>) => void setImmediate(() => void send().catch(deps.onError));
+
+  async function sendVerification(user: UserRow): Promise<void> {
+    const token = await tokens.issue(db, user.id, 'verify_email', user.email);
+    sendLater(() => mailer.send(verificationMail(user.email, user.name, link('verify-email', token))));
+  }
+
+  return {
+    sendVerification,
+
+    async resendVerification(userId: string): Promise<void> {
+      const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+      if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
+      const decision = await deps.attempts.hit(`verify-mail:${userId}`, RESEND_PER_HOUR, 3600);
+      if (!decision.allowed) {
+        throw new AppError('too_many_attempts', 'Too many verification mails; try again later.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      }
+      await sendVerification(user);
+    },
+
+    async verify(token: string, client: ClientInfo): Promise<void> {
+      const verified = await db.transaction().execute(async (trx) => {
+        const { userId, email } = await tokens.consume(trx, token, 'verify_email');
+        const user = await trx.selectFrom('users').select(['email_normalized']).where('id', '=', userId).executeTakeFirst();
+        // The link confirms the address it was sent to, not whatever the account holds now.
+        if (!user || user.email_normalized !== normalizeEmail(email)) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
+        await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
+        return userId;
+      });
+      await deps.accounts.changed(verified);
+      await deps.securityLog.record(verified, 'email_verified', client);
+    },
+
+    /**
+     * Answers at once and does the work afterwards, so a known and an unknown address are
+     * indistinguishable in status, body and time. Mails per address are capped (no mail bombs).
+     */
+    requestReset(email: string, client: ClientInfo): void {
+      sendLater(async () => {
+        const user = await db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
+        if (!user || user.disabled) return;
+        if (!(await deps.attempts.hit(`reset-mail:${user.id}`, RESET_MAILS_PER_HOUR, 3600)).allowed) return;
+        const token = await tokens.issue(db, user.id, 'reset_password', user.email);
+        await mailer.send(resetMail(user.email, user.name, link('reset-password', token)));
+        await deps.securityLog.record(user.id, 'password_reset_requested', client);
+      });
+    },
+
+    async reset(token: string, password: string, client: ClientInfo): Promise<void> {
+      // Check the password before spending the token, so a refused password leaves the link usable.
+      assertPasswordAcceptable(password, '/password');
+      const hash = await deps.hasher.hash(password);
+      const user = await db.transaction().execute(async (trx) => {
+        const { userId } = await tokens.consume(trx, token, 'reset_password');
+        const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+        if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
+        assertPasswordAcceptable(password, '/password', { email: row.email });
+        await trx.updateTable('users').set({ password_hash: hash, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
+        return row;
+      });
+      await deps.sessions.revokeAll(user.id, 'password_reset');
+      await deps.accounts.changed(user.id);
+      await deps.attempts.reset(`login-fail:email:${user.email_normalized}`);
+      await deps.securityLog.record(user.id, 'password_reset', client);
+      sendLater(() => mailer.send(passwordChangedMail(user.email, user.name, isoTime(clock.now()))));
+    },
+
+    /** After a signed-in password change: tell the owner by mail too. */
+    notifyPasswordChanged(user: { email: string; name: string }): void {
+      sendLater(() => mailer.send(passwordChangedMail(user.email, user.name, isoTime(clock.now()))));
+    },
+  };
+}
+export type AccountEmailService = ReturnType<typeof createAccountEmailService>;

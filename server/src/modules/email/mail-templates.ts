@@ -1,0 +1,41 @@
+import type { MailMessage } from '../../infra/mail/mailer.js';
+
+/**
+ * The service's mails, plain text and HTML. Links point at PUBLIC_URL pages (the dashboard);
+ * the token travels in the fragment-free query string, single-use and short-lived. Names are
+ * escaped: they are user input.
+ */
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function layout(title: string, paragraphs: string[], link?: { href: string; label: string }): string {
+  const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('');
+  const button = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
+  return `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}${button}</body></html>`;
+}
+
+export function verificationMail(to: string, name: string, link: string): MailMessage {
+  const lines = [`Hello ${name},`, 'Confirm this email address for your Gatehouse account. The link works once, for 24 hours.'];
+  return {
+    to,
+    subject: 'Confirm your email address',
+    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not create an account, ignore this mail.`,
+    html: layout('Confirm your email address', [...lines, 'If you did not create an account, ignore this mail.'], { href: link, label: 'Confirm email address' }),
+  };
+}
+
+export function resetMail(to: string, name: string, link: string): MailMessage {
+  const lines = [`Hello ${name},`, 'Someone asked to reset the password of your Gatehouse account. The link works once, for one hour.'];
+  return {
+    to,
+    subject: 'Reset your password',
+    text: `${lines.join('\n\n')}\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.`,
+    html: layout('Reset your password', [...lines, 'If it was not you, ignore this mail: your password stays as it is.'], { href: link, label: 'Choose a new password' }),
+  };
+}
+
+export function passwordChangedMail(to: string, name: string, when: string): MailMessage {
+  const lines = [`Hello ${name},`, `The password of your Gatehouse account was changed at ${when} and every session was signed out.`, 'If this was not you, reset your password now and contact support.'];
+  return { to, subject: 'Your password was changed', text: lines.join('\n\n'), html: layout('Your password was changed', lines) };
+}

@@ -1,0 +1,80 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/authenticate.js';
+import { AppError } from '../../http/error-catalogue.js';
+import { assertCursor } from '../../http/pagination.js';
+import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
+import { isId } from '../../infra/ids.js';
+import { CreateWebhookBody, DeliveryListQuery, UpdateWebhookBody } from './webhooks.schemas.js';
+import { presentEndpoint, type WebhooksService } from './webhooks.service.js';
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
+  const tags = ['Webhooks'];
+  const endpointId = (id: string) => {
+    if (!isId('webhook', id)) throw new AppError('not_found', 'No webhook endpoint with this id.');
+    return id;
+  };
+
+  app.post('/webhooks', {
+    config: { auth: 'webhooks:write', idempotent: true, oneTimeSecretField: 'secret' },
+    schema: {
+      tags, operationId: 'createWebhook', summary: 'Create a webhook endpoint; the signing secret is shown once',
+      description: 'The URL must resolve to public addresses (private, loopback, link-local and metadata addresses are refused with field codes in /docs/errors). At most 20 endpoints per account.',
+      body: CreateWebhookBody, response: { 201: Type.Ref('CreatedWebhookEndpoint'), ...problemResponses([400, 409, 413, 415, 422]) },
+    },
+  }, async (request, reply) => {
+    const { row, secret } = await webhooks.create(requireAuth(request).userId, request.body);
+    return reply.code(201).header('Location', `/v1/webhooks/${row.id}`).send({ ...presentEndpoint(row), secret });
+  });
+
+  app.get('/webhooks', {
+    config: { auth: 'webhooks:read' },
+    schema: { tags, operationId: 'listWebhooks', summary: 'Webhook endpoints of the account, newest first', querystring: ListQuery, response: { 200: listOf(Type.Ref('WebhookEndpoint')), ...problemResponses([400]) } },
+  }, async (request) => {
+    const { limit, cursor } = request.query;
+    assertCursor('webhook', cursor);
+    const page = await webhooks.list(requireAuth(request).userId, limit, cursor);
+    return { data: page.rows.map(presentEndpoint), next_cursor: page.nextCursor };
+  });
+
+  app.get('/webhooks/:id', {
+    config: { auth: 'webhooks:read' },
+    schema: { tags, operationId: 'getWebhook', summary: 'One webhook endpoint (without its secret)', params: IdParams, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([404]) } },
+  }, async (request) => presentEndpoint(await webhooks.get(requireAuth(request).userId, endpointId(request.params.id))));
+
+  app.patch('/webhooks/:id', {
+    config: { auth: 'webhooks:write' },
+    schema: { tags, operationId: 'updateWebhook', summary: 'Change url, events, description or enabled', params: IdParams, body: UpdateWebhookBody, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([400, 404, 413, 415]) } },
+  }, async (request) => presentEndpoint(await webhooks.update(requireAuth(request).userId, endpointId(request.params.id), request.body)));
+
+  app.delete('/webhooks/:id', {
+    config: { auth: 'webhooks:write' },
+    schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
+  }, async (request, reply) => {
+    await webhooks.delete(requireAuth(request).userId, endpointId(request.params.id));
+    return reply.code(204).send(null);
+  });
+
+  app.post('/webhooks/:id/test', {
+    config: { auth: 'webhooks:write', idempotent: true },
+    schema: {
+      tags, operationId: 'testWebhook', summary: 'Send a webhook.test event to this endpoint only',
+      params: IdParams, response: { 202: Type.Ref('WebhookDelivery'), ...problemResponses([400, 404, 409, 422]) },
+    },
+  }, async (request, reply) => reply.code(202).send(await webhooks.sendTest(requireAuth(request).userId, endpointId(request.params.id))));
+
+  app.get('/webhooks/:id/deliveries', {
+    config: { auth: 'webhooks:read' },
+    schema: {
+      tags, operationId: 'listWebhookDeliveries', summary: 'Deliveries to this endpoint, newest first, each with its attempts',
+      params: IdParams, querystring: DeliveryListQuery, response: { 200: listOf(Type.Ref('WebhookDelivery')), ...problemResponses([400, 404]) },
+    },
+  }, async (request) => {
+    const { limit, cursor, status } = request.query;
+    assertCursor('delivery', cursor);
+    const page = await webhooks.listDeliveries(requireAuth(request).userId, endpointId(request.params.id), limit, cursor, status);
+    return { data: page.rows, next_cursor: page.nextCursor };
+  });
+};

@@ -1,0 +1,89 @@
+import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../http/schemas.js';
+import { EVENT_TYPES } from '../events/event-types.js';
+
+export const WEBHOOK_LIMITS = { perAccount: 20, url: 2048, description: 500, events: 20 } as const;
+
+/** Every accepted subscription: each type, `*`, and `group.*` at each dot (what isEventPattern accepts). */
+export const EVENT_PATTERNS: string[] = [
+  '*',
+  ...new Set(EVENT_TYPES.flatMap((t) => t.split('.').slice(0, -1).map((_, i, parts) => `${parts.slice(0, i + 1).join('.')}.*`))),
+  ...EVENT_TYPES,
+];
+
+const EventPattern = Type.Enum(EVENT_PATTERNS, { description: 'An event type, `group.*` or `*`' });
+const Events = Type.Array(EventPattern, { minItems: 1, maxItems: WEBHOOK_LIMITS.events, uniqueItems: true });
+const Url = Type.String({ minLength: 1, maxLength: WEBHOOK_LIMITS.url, description: 'https (or http) URL on a public address', example: 'https://example.com/hooks/gatehouse' });
+const Description = Type.String({ maxLength: WEBHOOK_LIMITS.description, pattern: '^[^\\p{Cc}]*$' });
+
+const endpointProperties = {
+  id: Type.String({ example: 'whk_01jd4z3k8x2v6n9q7w5e3r1t0y' }),
+  url: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  events: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why delivery stopped, e.g. the receiver answered 410 Gone' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const WebhookEndpoint = Type.Object(endpointProperties, { $id: 'WebhookEndpoint', additionalProperties: false });
+
+export const CreatedWebhookEndpoint = Type.Object(
+  { ...endpointProperties, secret: Type.Union([Type.String(), Type.Null()], { description: 'whsec_… signing secret (Standard Webhooks). Shown once, never again: store it now. Null in an Idempotency-Key replay (secrets are not kept).' }) },
+  { $id: 'CreatedWebhookEndpoint', additionalProperties: false },
+);
+
+const DeliveryAttempt = Type.Object(
+  {
+    attempted_at: Timestamp,
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Network error, timeout or refusal when there was no status' }),
+    duration_ms: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String({ example: 'dlv_01jd4z3k8x2v6n9q7w5e3r1t0y' }),
+    endpoint_id: Type.String(),
+    event_id: Type.String({ description: 'Also the webhook-id header: deduplicate on it' }),
+    event_type: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempt_count: Type.Integer(),
+    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When the next attempt is due; null once delivered or failed' }),
+    attempts: Type.Array(DeliveryAttempt, { description: 'Every attempt so far, oldest first' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'WebhookDelivery', additionalProperties: false },
+);
+
+export const CreateWebhookBody = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    enabled: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled by a 410' })),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'Fields to change' },
+);
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const DeliveryListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,127 @@
+import type { Kysely, Selectable } from 'kysely';
+import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { toPage } from '../../http/pagination.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { DialectName } from '../../infra/db/database.js';
+import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
+import { newId } from '../../infra/ids.js';
+import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
+import { recordEvent } from '../events/event-outbox.js';
+import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
+import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
+import { WEBHOOK_LIMITS, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+
+/** The secret column never leaves this module: presenting picks fields, it does not spread the row. */
+export const presentEndpoint = (e: EndpointRow) => ({
+  id: e.id, url: e.url, description: e.description, events: e.events.split(' '), enabled: e.enabled === 1,
+  disabled_reason: e.disabled_reason, created_at: e.created_at, updated_at: e.updated_at,
+});
+
+export interface WebhooksDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  allowPrivate: boolean;
+  /** GATEHOUSE_SECRET: seals endpoint secrets at rest when set. */
+  secret: string | undefined;
+  onEvent: () => void;
+}
+
+/** Webhook endpoints of one account; every query is scoped by user_id, so another account sees 404. */
+export function createWebhooksService(deps: WebhooksDeps) {
+  const { db, clock } = deps;
+  const notFound = () => new AppError('not_found', 'No webhook endpoint with this id.');
+  const find = (q: Kysely<Database>, userId: string, id: string) =>
+    q.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+
+  /** The SSRF guard at save time; the delivery worker checks again on every connection. */
+  async function checkedUrl(raw: string): Promise<string> {
+    try {
+      return (await checkOutboundUrl(raw, { allowPrivate: deps.allowPrivate })).href;
+    } catch (error) {
+      if (error instanceof OutboundRefused) throw fieldError('/url', error.code, error.message);
+      throw error;
+    }
+  }
+
+  return {
+    async create(userId: string, body: CreateWebhookBody): Promise<{ row: EndpointRow; secret: string }> {
+      const url = await checkedUrl(body.url);
+      const now = isoTime(clock.now());
+      const secret = newWebhookSecret();
+      const row: EndpointRow = {
+        id: newId('webhook'), user_id: userId, url, description: body.description ?? null, events: body.events.join(' '),
+        secret: sealWebhookSecret(secret, deps.secret), enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
+      };
+      await db.transaction().execute(async (trx) => {
+        // PostgreSQL: serialise creates per account on the user row, so two racing creates cannot both pass the count.
+        if (deps.dialect === 'postgres') await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+        const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+        if (Number(n) >= WEBHOOK_LIMITS.perAccount) {
+          throw new AppError('limit_reached', `An account can hold at most ${WEBHOOK_LIMITS.perAccount} webhook endpoints.`, { limit: WEBHOOK_LIMITS.perAccount });
+        }
+        await trx.insertInto('webhook_endpoints').values(row).execute();
+      });
+      return { row, secret };
+    },
+
+    async get(userId: string, id: string): Promise<EndpointRow> {
+      const row = await find(db, userId, id);
+      if (!row) throw notFound();
+      return row;
+    },
+
+    async list(userId: string, limit: number, cursor?: string) {
+      let q = db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId);
+      if (cursor) q = q.where('id', '<', cursor);
+      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+    },
+
+    async update(userId: string, id: string, body: UpdateWebhookBody): Promise<EndpointRow> {
+      const url = body.url !== undefined ? await checkedUrl(body.url) : undefined;
+      return db.transaction().execute(async (trx) => {
+        const row = await find(trx, userId, id);
+        if (!row) throw notFound();
+        const next: EndpointRow = {
+          ...row,
+          ...(url !== undefined ? { url } : {}),
+          ...(body.events !== undefined ? { events: body.events.join(' ') } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled ? 1 : 0, disabled_reason: body.enabled ? null : 'disabled by the account' } : {}),
+          updated_at: isoTime(clock.now()),
+        };
+        await trx.updateTable('webhook_endpoints').set(next).where('id', '=', id).where('user_id', '=', userId).execute();
+        return next;
+      });
+    },
+
+    /** Its deliveries and their attempts go with it (ON DELETE CASCADE). */
+    async delete(userId: string, id: string): Promise<void> {
+      const result = await db.deleteFrom('webhook_endpoints').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) throw notFound();
+    },
+
+    /** Records a webhook.test event for this endpoint only; the worker delivers it like any other. */
+    async sendTest(userId: string, id: string) {
+      const deliveryId = await db.transaction().execute(async (trx) => {
+        const row = await find(trx, userId, id);
+        if (!row) throw notFound();
+        if (row.enabled !== 1) throw new AppError('conflict', 'This endpoint is disabled; enable it (PATCH enabled: true) before sending a test.');
+        const event = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
+        const delivery = await trx.selectFrom('deliveries').select('id').where('event_id', '=', event.id).where('endpoint_id', '=', id).executeTakeFirstOrThrow();
+        return delivery.id;
+      });
+      deps.onEvent();
+      const page = await listDeliveries(db, { userId, endpointId: id, limit: 1, onlyId: deliveryId });
+      return page.rows[0]!;
+    },
+
+    async listDeliveries(userId: string, endpointId: string, limit: number, cursor?: string, status?: DeliveryStatus) {
+      if (!(await find(db, userId, endpointId))) throw notFound();
+      return listDeliveries(db, { userId, endpointId, limit, cursor, status });
+    },
+  };
+}
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
