@@ -131,10 +131,13 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const revocations = createRevocationList(bus, () => clock.now());
     const hasher = await createPasswordHasher();
     const securityLog = createSecurityLog({ db: database.db, clock, onError });
+    // Wakes this instance's webhook worker after any transaction that recorded events.
+    const events = createEventSignal();
     const sessions = createSessionsService({
       sessions: createSessionsRepository(database.db), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       onRefreshTokenReuse: ({ userId, sessionId, client }) => void securityLog.record(userId, 'refresh_token_reused', client, { session_id: sessionId }),
+      onEvent: events.notify,
     });
     await sessions.loadRecentRevocations();
     // Messages sent while our subscription was down are lost: reload what they would have said.
@@ -142,9 +145,9 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usersRepository = createUsersRepository(database.db);
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
-    const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock });
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock, onEvent: events.notify });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
-    const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock });
+    const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify });
     const login = createLoginService({
       users: usersRepository, sessions, hasher, attempts, securityLog,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
@@ -157,7 +160,6 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       hasher, sessions, accounts, attempts, securityLog, onError,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
-    const events = createEventSignal();
     const agents = createAgentsService({ db: database.db, clock, onEvent: events.notify });
     const chats = createChatsService({ db: database.db, clock, onEvent: events.notify });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });

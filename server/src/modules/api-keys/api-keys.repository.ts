@@ -5,6 +5,7 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export function createApiKeysRepository(db: Kysely<Database>) {
   return {
+    db,
     insert: (row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
     countActive: (userId: string) =>
       db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirstOrThrow().then((r) => Number(r.n)),

@@ -7,7 +7,7 @@ import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schem
 import { isId } from '../../infra/ids.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { NameField } from '../users/users.schemas.js';
-import type { ApiKeyRow } from './api-keys.repository.js';
+import { presentApiKey } from './api-keys.presenter.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { clientOf } from '../../http/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
@@ -48,14 +48,6 @@ const CreateApiKeyBody = Type.Object(
 );
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-
-export function presentApiKey(row: ApiKeyRow) {
-  return {
-    id: row.id, name: row.name, prefix: row.prefix, last_four: row.last_four,
-    scopes: row.scopes.split(' ').filter(Boolean) as (typeof ALL_SCOPES)[number][],
-    created_at: row.created_at, expires_at: row.expires_at, last_used_at: row.last_used_at,
-  };
-}
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService; securityLog: SecurityLog }> = async (app, { apiKeys, securityLog }) => {
   const tags = ['API keys'];

@@ -7,12 +7,14 @@ import { sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { cleanName } from '../users/users.service.js';
 import { generateApiKey } from './api-key-format.js';
-import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository.js';
+import { recordEvent } from '../events/event-outbox.js';
+import { presentApiKey } from './api-keys.presenter.js';
+import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
 
 export const MAX_ACTIVE_KEYS = 100;
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 
-export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock }) {
+export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; onEvent: () => void }) {
   const { repo, bus, clock } = deps;
   return {
     async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
@@ -43,7 +45,11 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
         last_used_at: null,
         revoked_at: null,
       };
-      await repo.insert(row);
+      await repo.db.transaction().execute(async (trx) => {
+        await createApiKeysRepository(trx).insert(row);
+        await recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row) });
+      });
+      deps.onEvent();
       return { row, key };
     },
 
@@ -59,8 +65,13 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(userId: string, id: string): Promise<void> {
-      const hash = await repo.revoke(userId, id, isoTime(clock.now()));
+      const hash = await repo.db.transaction().execute(async (trx) => {
+        const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
+        if (revoked) await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id } });
+        return revoked;
+      });
       if (!hash) throw new AppError('not_found', 'No API key with this id.');
+      deps.onEvent();
       await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
     },
 

@@ -7,7 +7,8 @@ import type { RevocationList } from '../../infra/revocation.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
-import type { SessionRow, SessionsRepository } from './sessions.repository.js';
+import { recordEvent } from '../events/event-outbox.js';
+import { createSessionsRepository, type SessionRow, type SessionsRepository } from './sessions.repository.js';
 
 /** A second use of a rotated refresh token this soon is a client racing itself, not theft. */
 export const REFRESH_REUSE_GRACE_MS = 10_000;
@@ -29,6 +30,7 @@ export interface SessionsServiceDeps {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   onRefreshTokenReuse?: (info: { userId: string; sessionId: string; client?: ClientInfo }) => void;
+  onEvent?: () => void;
 }
 
 export function createSessionsService(deps: SessionsServiceDeps) {
@@ -45,6 +47,19 @@ export function createSessionsService(deps: SessionsServiceDeps) {
 
   async function revokeSessions(ids: string[]): Promise<void> {
     if (ids.length) await revocations.revoke(ids, revokedUntil());
+  }
+
+  /** Marks sessions revoked and writes a session.revoked event for each, in one transaction. */
+  async function revokeWithEvents(where: Parameters<SessionsRepository['revoke']>[0], reason: string, extra?: { type: 'security.refresh_token_reused' }): Promise<string[]> {
+    const ids = await sessions.db.transaction().execute(async (trx) => {
+      const revoked = await createSessionsRepository(trx).revoke(where, isoTime(clock.now()), reason);
+      for (const id of revoked) await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data: { id, reason } });
+      if (extra && revoked.length) await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } });
+      return revoked;
+    });
+    if (ids.length) deps.onEvent?.();
+    await revokeSessions(ids);
+    return ids;
   }
 
   return {
@@ -97,8 +112,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
         return 'rotated' as const;
       });
       if (outcome === 'reused') {
-        const ids = await sessions.revoke({ userId: found.user_id, sessionId: found.session_id }, nowIso, 'refresh_token_reused');
-        await revokeSessions(ids);
+        await revokeWithEvents({ userId: found.user_id, sessionId: found.session_id }, 'refresh_token_reused', { type: 'security.refresh_token_reused' });
         deps.onRefreshTokenReuse?.({ userId: found.user_id, sessionId: found.session_id, client });
         throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety.');
       }
@@ -111,15 +125,12 @@ export function createSessionsService(deps: SessionsServiceDeps) {
 
     /** Revokes one session of this user; 404 when it is not theirs or already gone. */
     async revoke(userId: string, sessionId: string, reason = 'revoked'): Promise<void> {
-      const ids = await sessions.revoke({ userId, sessionId }, isoTime(clock.now()), reason);
+      const ids = await revokeWithEvents({ userId, sessionId }, reason);
       if (ids.length === 0) throw new AppError('not_found', 'No active session with this id.');
-      await revokeSessions(ids);
     },
 
     async revokeAll(userId: string, reason: string, exceptSessionId?: string): Promise<string[]> {
-      const ids = await sessions.revoke({ userId, exceptSessionId }, isoTime(clock.now()), reason);
-      await revokeSessions(ids);
-      return ids;
+      return revokeWithEvents({ userId, exceptSessionId }, reason);
     },
 
     /** Before a user row disappears: every session id, revoked or not, joins the revocation list. */

@@ -9,6 +9,7 @@ export function normalizeEmail(email: string): string {
 
 export function createUsersRepository(db: Kysely<Database>) {
   return {
+    db,
     insert: (row: UserRow) => db.insertInto('users').values(row).execute(),
     findById: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
     findByEmail: (email: string) =>

@@ -7,7 +7,8 @@ import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import { normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
+import { recordEvent } from '../events/event-outbox.js';
+import { createUsersRepository, normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
 
 export const NAME_MAX = 100;
 
@@ -26,6 +27,7 @@ export interface UsersServiceDeps {
   accounts: AccountCache;
   hasher: PasswordHasher;
   clock: Clock;
+  onEvent?: () => void;
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
@@ -90,7 +92,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       const user = await requireUser(userId);
       if (changes.name === undefined) return user;
       const next = { name: cleanName(changes.name), updated_at: isoTime(clock.now()) };
-      await users.update(userId, next);
+      await users.db.transaction().execute(async (trx) => {
+        await createUsersRepository(trx).update(userId, next);
+        await recordEvent(trx, clock, { userId, type: 'user.updated', data: { id: userId, email: user.email, name: next.name, updated_at: next.updated_at } });
+      });
+      deps.onEvent?.();
       await accounts.changed(userId);
       return { ...user, ...next };
     },
