@@ -34,7 +34,8 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Ser
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  for (let i = 0; i < 150; i++) {
+  // Up to 30 s: under a loaded CI machine tsx and the migrations can take a while.
+  for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) break;
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) {
       return {

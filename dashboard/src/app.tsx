@@ -1,0 +1,72 @@
+import type { JSX } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { AppShell, PublicShell } from './components/AppShell.tsx';
+import { safeNext } from './lib/next.ts';
+import { navigate, useLocation, type Location } from './lib/router.ts';
+import { SessionProvider, useSession } from './lib/session.tsx';
+import { AgentsPage } from './pages/AgentsPage.tsx';
+import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
+import { LoginPage } from './pages/LoginPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { OverviewPage } from './pages/OverviewPage.tsx';
+import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
+import { SettingsPage } from './pages/settings/SettingsPage.tsx';
+import { SignupPage } from './pages/SignupPage.tsx';
+import { VerifyEmailPage } from './pages/VerifyEmailPage.tsx';
+import { WebhooksPage } from './pages/WebhooksPage.tsx';
+import { accessOf } from './routes.ts';
+
+function page({ path, query }: Location): JSX.Element {
+  switch (path) {
+    case '/': return <OverviewPage />;
+    case '/login': return <LoginPage query={query} />;
+    case '/signup': return <SignupPage />;
+    case '/forgot-password': return <ForgotPasswordPage />;
+    case '/reset-password': return <ResetPasswordPage query={query} />;
+    case '/verify-email': return <VerifyEmailPage query={query} />;
+    case '/agents': return <AgentsPage />;
+    case '/webhooks': return <WebhooksPage />;
+  }
+  if (path.startsWith('/settings/')) return <SettingsPage path={path} />;
+  return <NotFoundPage />;
+}
+
+/** Where a route sends a visitor who may not see it, or null to show it. */
+function redirectFor(location: Location, status: 'signed-in' | 'signed-out'): string | null {
+  const access = accessOf(location.path);
+  if (location.path === '/settings') return '/settings/profile';
+  if (access === 'signed-in' && status === 'signed-out') {
+    return location.path === '/' ? '/login' : `/login?next=${encodeURIComponent(location.path + (location.query.size ? `?${location.query}` : ''))}`;
+  }
+  // Just logged in (or already signed in): on to where the visitor was going.
+  if (access === 'signed-out' && status === 'signed-in') return safeNext(location.query.get('next'));
+  return null;
+}
+
+function Routes() {
+  const location = useLocation();
+  const { status } = useSession();
+  const redirect = status === 'loading' ? null : redirectFor(location, status);
+  useEffect(() => {
+    if (redirect) navigate(redirect, { replace: true });
+  }, [redirect]);
+
+  if (status === 'loading' || redirect) {
+    return (
+      <PublicShell>
+        <p role="status" class="loading">
+          Loading…
+        </p>
+      </PublicShell>
+    );
+  }
+  return status === 'signed-in' ? <AppShell path={location.path}>{page(location)}</AppShell> : <PublicShell>{page(location)}</PublicShell>;
+}
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Routes />
+    </SessionProvider>
+  );
+}

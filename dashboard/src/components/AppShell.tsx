@@ -1,0 +1,71 @@
+import type { ComponentChildren } from 'preact';
+import { useSession } from '../lib/session.tsx';
+import { Link } from './Link.tsx';
+
+const NAV = [
+  { href: '/', label: 'Overview', match: (p: string) => p === '/' },
+  { href: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
+  { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
+  { href: '/settings/profile', label: 'Settings', match: (p: string) => p.startsWith('/settings') },
+];
+
+/** The frame of every signed-in page: skip link, header with navigation, the page. */
+export function AppShell({ path, children }: { path: string; children: ComponentChildren }) {
+  const { me, logOut } = useSession();
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link href="/" class="brand">
+          Gatehouse
+        </Link>
+        <nav aria-label="Main" class="mainnav">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={item.match(path) ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account">
+          <span class="account-email" title={me?.email}>
+            {me?.email}
+          </span>
+          <button type="button" class="button button-secondary button-small" onClick={() => void logOut()}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" class="page" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
+
+/** The frame of the pages one sees signed out: login, sign-up, password reset, email check. */
+export function PublicShell({ children }: { children: ComponentChildren }) {
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar topbar-public">
+        <Link href="/" class="brand">
+          Gatehouse
+        </Link>
+        <a class="topbar-link" href="/docs">
+          API reference
+        </a>
+      </header>
+      <main id="main" class="page page-narrow" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

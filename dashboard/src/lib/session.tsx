@@ -1,0 +1,82 @@
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { gatehouse, onSessionChange, TOKEN_STORAGE_KEY, type Me } from './api.ts';
+
+type Status = 'loading' | 'signed-out' | 'signed-in';
+
+interface SessionApi {
+  status: Status;
+  me: Me | null;
+  /** Why the user was signed out, shown on the login page ("Your session has ended…"). */
+  notice: string | null;
+  logIn(email: string, password: string): Promise<void>;
+  logOut(): Promise<void>;
+  /** Re-read the account (after a profile change or an email verification). */
+  refreshMe(): Promise<void>;
+  setNotice(notice: string | null): void;
+}
+
+const SessionContext = createContext<SessionApi | null>(null);
+
+export function useSession(): SessionApi {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside <SessionProvider>');
+  return session;
+}
+
+/** The signed-in user for every page; the SDK keeps the tokens and refreshes them. */
+export function SessionProvider({ children }: { children: ComponentChildren }) {
+  const [status, setStatus] = useState<Status>('loading');
+  const [me, setMe] = useState<Me | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const statusRef = useRef<Status>('loading');
+  statusRef.current = status;
+
+  const signedOut = useCallback((why: string | null) => {
+    setMe(null);
+    setStatus('signed-out');
+    setNotice(why);
+  }, []);
+
+  const refreshMe = useCallback(async () => {
+    setMe(await gatehouse.me.get());
+    setStatus('signed-in');
+  }, []);
+
+  useEffect(() => {
+    // No stored session: signed out without asking the server (no 401 in the console).
+    void gatehouse.session.get().then((stored) => (stored ? refreshMe().catch(() => signedOut(null)) : signedOut(null)));
+    const stopListening = onSessionChange((signedIn) => {
+      if (!signedIn && statusRef.current === 'signed-in') signedOut('Your session has ended. Log in again.');
+    });
+    // Another tab logged out, or in: follow it. (Its refreshes change the value too: nothing to do.)
+    const onStorage = (event: StorageEvent) => {
+      if (event.key !== TOKEN_STORAGE_KEY && event.key !== null) return;
+      if (!event.newValue && statusRef.current === 'signed-in') signedOut('You logged out in another tab.');
+      else if (event.newValue && statusRef.current === 'signed-out') refreshMe().catch(() => {});
+    };
+    window.addEventListener('storage', onStorage);
+    return () => {
+      stopListening();
+      window.removeEventListener('storage', onStorage);
+    };
+  }, []);
+
+  const api = useMemo<SessionApi>(() => ({
+    status, me, notice, setNotice, refreshMe,
+    async logIn(email, password) {
+      await gatehouse.auth.login({ username: email, password });
+      setNotice(null);
+      await refreshMe();
+    },
+    async logOut() {
+      try {
+        await gatehouse.auth.logout();
+      } finally {
+        signedOut('You have logged out.');
+      }
+    },
+  }), [status, me, notice]);
+
+  return <SessionContext.Provider value={api}>{children}</SessionContext.Provider>;
+}

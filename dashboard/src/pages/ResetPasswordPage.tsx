@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { Field } from '../components/Field.tsx';
+import { Link } from '../components/Link.tsx';
+import { Notice } from '../components/Notice.tsx';
+import { PageHeading } from '../components/PageHeading.tsx';
+import { SubmitButton } from '../components/SubmitButton.tsx';
+import { gatehouse } from '../lib/api.ts';
+import { useAction } from '../lib/hooks.ts';
+import { forgetQuery } from '../lib/router.ts';
+
+/** The page behind the mailed link `/reset-password?token=…`. */
+export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
+  // Read once, then dropped from the address bar so it is not left in history or shared by accident.
+  const [token] = useState(() => query.get('token') ?? '');
+  useEffect(() => forgetQuery(), []);
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [done, setDone] = useState(false);
+  const { run, busy, error, setError } = useAction(async () => {
+    if (password !== confirm) {
+      setError({ message: 'The two passwords are not the same.', fields: { confirm: 'Type the same password twice.' }, requestId: null, code: null });
+      return;
+    }
+    await gatehouse.auth.resetPassword({ token, password });
+    setDone(true);
+  });
+
+  if (!token) {
+    return (
+      <>
+        <PageHeading title="Reset your password" />
+        <div class="alert alert-error" role="alert">
+          <p class="alert-title">This link has no reset token. Open the link from the email again, or ask for a new one.</p>
+        </div>
+        <p class="aside">
+          <Link href="/forgot-password">Ask for a new link</Link>
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeading title="Choose a new password" />
+      {done ? (
+        <>
+          <Notice>Your password is changed, and every session of your account was signed out.</Notice>
+          <p class="aside">
+            <Link href="/login">Log in with the new password</Link>
+          </p>
+        </>
+      ) : (
+        <>
+          <ErrorAlert error={error} />
+          <form
+            class="form card"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run();
+            }}
+          >
+            <Field label="New password" name="password" type="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onValue={setPassword} error={error?.fields.password} hint="8 to 128 characters; common and breached passwords are refused." />
+            <Field label="New password again" name="confirm" type="password" autocomplete="new-password" required value={confirm} onValue={setConfirm} error={error?.fields.confirm} />
+            <div class="actions">
+              <SubmitButton busy={busy} busyLabel="Saving…">
+                Set the new password
+              </SubmitButton>
+            </div>
+          </form>
+          {error?.code && ['invalid_token', 'token_expired', 'not_found'].includes(error.code) && (
+            <p class="aside">
+              <Link href="/forgot-password">Ask for a new link</Link>
+            </p>
+          )}
+        </>
+      )}
+    </>
+  );
+}

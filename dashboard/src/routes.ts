@@ -1,0 +1,30 @@
+/**
+ * Client routes. The server answers index.html at exactly these (server/src/http/dashboard.ts,
+ * DASHBOARD_ROUTES; `/settings/*` covers the settings sections); the browser test checks both agree.
+ */
+export type Access = 'signed-in' | 'signed-out' | 'any';
+
+export interface RouteDef {
+  path: string;
+  access: Access;
+}
+
+export const ROUTES: RouteDef[] = [
+  { path: '/', access: 'signed-in' },
+  { path: '/login', access: 'signed-out' },
+  { path: '/signup', access: 'signed-out' },
+  { path: '/forgot-password', access: 'any' },
+  { path: '/reset-password', access: 'any' },
+  { path: '/verify-email', access: 'any' },
+  { path: '/agents', access: 'signed-in' },
+  { path: '/webhooks', access: 'signed-in' },
+  { path: '/settings', access: 'signed-in' },
+  { path: '/settings/profile', access: 'signed-in' },
+  { path: '/settings/password', access: 'signed-in' },
+  { path: '/settings/sessions', access: 'signed-in' },
+  { path: '/settings/api-keys', access: 'signed-in' },
+];
+
+export function accessOf(path: string): Access | null {
+  return ROUTES.find((r) => r.path === path)?.access ?? (path.startsWith('/settings/') ? 'signed-in' : null);
+}

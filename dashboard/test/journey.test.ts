@@ -1,0 +1,392 @@
+/**
+ * A new user's whole journey through the dashboard, in Debian's Chromium against a real server:
+ * sign up, log out and in, confirm the email, Settings → API keys (keyboard only: create a key,
+ * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
+ * password reset. Every page is photographed at desktop and phone width.
+ */
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from './support/build.ts';
+import { CHROMIUM, launchChromium } from './support/browser.ts';
+import { README_IMAGE_DIR, SCREENSHOT_DIR } from './support/paths.ts';
+import { startServer, type RunningServer } from './support/server.ts';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+const user = {
+  name: 'Ada Lovelace',
+  email: `ada.${Date.now().toString(36)}@example.com`,
+  password: 'Vivid-Otter-Quarry-42',
+  newPassword: 'Lantern-Mosaic-Harbor-77',
+};
+
+let server: RunningServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const consoleErrors: string[] = [];
+const failedResponses: string[] = [];
+const shots: string[] = [];
+
+/** Desktop and phone screenshots of what is on screen now; the phone one also checks nothing overflows sideways. */
+async function shoot(name: string): Promise<void> {
+  const n = String(shots.length + 1).padStart(2, '0');
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${n}-${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, `${name} is wider than a phone screen`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${n}-${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  shots.push(`${n}-${name}`);
+}
+
+/** Tab (at most `max` times) until the focused element matches `selector`. */
+async function tabTo(selector: string, max = 40): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || document.activeElement?.tagName);
+
+function expectFailedResponses(expected: string[]): void {
+  expect(failedResponses.splice(0)).toEqual(expected);
+}
+
+// Without Chromium a developer's `npm test` skips this file (and says so); CI installs it and never skips.
+const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+if (skip) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is missing (apt-get update && apt-get install -y chromium)`);
+
+describe.skipIf(skip)('dashboard journey (Chromium)', () => {
+  beforeAll(async () => {
+    ensureBuilt();
+    rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+    page = await context.newPage();
+    page.on('console', (msg) => {
+      // A failed fetch is reported as "Failed to load resource"; those are checked one by one below.
+      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource: the server responded with a status of')) consoleErrors.push(msg.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+    page.on('response', (res) => {
+      if (res.status() >= 400) failedResponses.push(`${res.request().method()} ${new URL(res.url()).pathname} ${res.status()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('sends the dashboard with a strict Content-Security-Policy', async () => {
+    const res = await page.goto('/');
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toBe(CSP);
+    expect(res?.headers()['x-frame-options']).toBe('DENY');
+    expect(res?.headers()['referrer-policy']).toBe('no-referrer');
+    // Signed out, / sends you to the login page.
+    await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/login');
+  });
+
+  it('signs up, showing the server’s message for a refused password first', async () => {
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Create your account' }).waitFor();
+    await page.getByLabel('Name').fill(user.name);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/common|breached|guess/i);
+    expect(await alert.textContent()).toMatch(/Request id: req_/);
+    await expect.poll(() => page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expectFailedResponses(['POST /v1/auth/register 400']);
+    await shoot('signup-error');
+
+    await page.getByLabel('Password', { exact: true }).fill(user.password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+
+  it('shows the tier and today’s usage against the limits', async () => {
+    await page.getByText('Usage today').waitFor();
+    await page.locator('meter').first().waitFor();
+    const text = await page.locator('main').textContent();
+    expect(text).toContain('Free');
+    expect(text).toMatch(/of 10,000 requests/);
+    expect(text).toMatch(/of 100 requests/);
+    expect(text).toContain('not confirmed yet');
+    await shoot('overview');
+  });
+
+  it('logs out and logs in again (a wrong password first)', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
+    await page.getByText('You have logged out.').waitFor();
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/email or password|incorrect|wrong|invalid/i);
+    expectFailedResponses(['POST /v1/auth/login 401']);
+    await shoot('login-error');
+
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  });
+
+  it('confirms the email address from the mailed link', async () => {
+    const token = server.mailedToken('verify-email');
+    expect(token).toBeTruthy();
+    await page.goto(`/verify-email?token=${encodeURIComponent(token!)}`);
+    await page.getByText('Your email address is confirmed').waitFor();
+    // The single-use token does not stay in the address bar or history.
+    expect(new URL(page.url()).search).toBe('');
+    await shoot('verify-email');
+    await page.getByRole('link', { name: 'Go to the overview' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByText('Usage today').waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('not confirmed yet');
+  });
+
+  it('Settings: profile, password and sessions', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: Profile' }).waitFor();
+    await page.getByLabel('Name').fill('Ada King');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Your name is saved.').waitFor();
+    await shoot('settings-profile');
+
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Password' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: Password' }).waitFor();
+    await shoot('settings-password');
+
+    // A second session, from a program: the page lists it beside this one and revokes it.
+    const login = await fetch(`${server.base}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
+      body: JSON.stringify({ username: user.email, password: user.password }),
+    });
+    expect(login.status).toBe(200);
+    const { access_token: otherToken } = (await login.json()) as { access_token: string };
+    const me = () => fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${otherToken}` } }).then((r) => r.status);
+    expect(await me()).toBe(200);
+
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: Sessions' }).waitFor();
+    await page.getByText('this session', { exact: true }).waitFor();
+    // The sign-up session was logged out: this one and the program's remain.
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await shoot('settings-sessions');
+    await page.getByRole('button', { name: /^Revoke session: curl/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke session' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await page.getByText('this session', { exact: true }).waitFor();
+    expect(await me()).toBe(401);
+  });
+
+  let secret = '';
+
+  it('Settings → API keys: creates a key with the keyboard alone and shows the secret once', async () => {
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: API keys' }).waitFor();
+    await page.getByText('No API keys yet.').waitFor();
+    await shoot('settings-api-keys');
+
+    await tabTo('#field-key-name');
+    await page.keyboard.type('CI robot');
+    await tabTo('input[value="chats:write"]');
+    await page.keyboard.press('Space'); // untick one scope
+    await tabTo('select#field-expiry');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Create key');
+    await page.keyboard.press('Enter');
+
+    const secretBox = page.getByRole('textbox', { name: /Your new key/ });
+    await secretBox.waitFor();
+    secret = await secretBox.inputValue();
+    expect(secret).toMatch(/^gth_[A-Za-z0-9]{40}$/);
+    // Focus moved to the new secret's heading; the next Tabs reach it and its Copy button.
+    expect(await focused()).toBe('new-api-key-title');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Copy');
+    await page.keyboard.press('Enter');
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await shoot('api-key-created');
+
+    // The list shows the key by prefix, never the secret.
+    const row = page.locator('tbody tr', { hasText: 'CI robot' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(secret.slice(0, 8));
+    expect(await row.textContent()).not.toContain('chats:write');
+    expect(await row.textContent()).toMatch(/never/); // last used
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('heading', { name: 'Create an API key' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await page.locator('tbody tr', { hasText: 'CI robot' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+  });
+
+  it('the key works against the API', async () => {
+    const res = await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: [], next_cursor: null });
+    await page.reload();
+    await page.locator('tbody tr', { hasText: 'CI robot' }).waitFor();
+    await shoot('api-keys-list');
+  });
+
+  it('revokes the key after a confirmation (Escape cancels), and the key stops working', async () => {
+    const revoke = page.getByRole('button', { name: 'Revoke the key CI robot' });
+    await revoke.click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this API key?' });
+    await dialog.waitFor();
+    expect(await focused()).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await focused()).toBe('Revoke');
+    expect((await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+
+    await revoke.click();
+    await dialog.waitFor();
+    await shoot('api-key-revoke-confirm');
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('The key “CI robot” is revoked').waitFor();
+    await page.getByText('No API keys yet.').waitFor();
+
+    const res = await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('Agents: create and delete', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    for (const [name, model] of [['Support bot', 'gpt-4o'], ['Scratch agent', 'llama-3.1-8b']] as const) {
+      await page.getByLabel('Name').fill(name);
+      await page.getByLabel('Model').fill(model);
+      await page.getByRole('button', { name: 'Create agent' }).click();
+      await page.getByText(`The agent “${name}” is created.`).waitFor();
+      await page.locator('tbody tr', { hasText: name }).waitFor();
+    }
+    // A refused value shows the server's own words beside the field.
+    await page.getByLabel('Name').fill('Bad model');
+    await page.getByLabel('Model').fill('has spaces');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByLabel('Model').getAttribute('aria-invalid')).toBe('true');
+    expectFailedResponses(['POST /v1/agents 400']);
+    await shoot('agents');
+
+    await page.getByRole('button', { name: 'Delete the agent Scratch agent' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete agent' }).click();
+    await page.getByText('The agent “Scratch agent” is deleted.').waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+  });
+
+  it('Webhooks: create (secret shown once) and delete', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/hooks/gatehouse');
+    await page.getByLabel(/^agent\.\*/).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secretBox = page.getByRole('textbox', { name: 'Signing secret of the new endpoint' });
+    await secretBox.waitFor();
+    expect(await secretBox.inputValue()).toMatch(/^whsec_/);
+    await page.locator('tbody tr', { hasText: '127.0.0.1:9' }).waitFor();
+    await shoot('webhooks');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+
+    await page.getByRole('button', { name: /Delete the endpoint/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByText('No webhook endpoints yet.').waitFor();
+  });
+
+  it('forgot password → the mailed reset link → log in with the new password', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Reset your password' }).waitFor();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText('a link to choose a new password is on its way').waitFor();
+    await shoot('forgot-password');
+
+    await expect.poll(() => server.mailedToken('reset-password'), { timeout: 10_000 }).toBeTruthy();
+    await page.goto(`/reset-password?token=${encodeURIComponent(server.mailedToken('reset-password')!)}`);
+    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    await page.getByLabel('New password', { exact: true }).fill(user.newPassword);
+    await page.getByLabel('New password again').fill(user.newPassword);
+    await shoot('reset-password');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.getByText('Your password is changed').waitFor();
+
+    await page.getByRole('link', { name: 'Log in with the new password' }).click();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.newPassword);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await page.locator('main').textContent()).toContain('Ada King');
+  });
+
+  it('sends a signed-out visitor of a deep link to log in, and back there afterwards', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.goto('/settings/sessions');
+    await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/sessions');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.newPassword);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: Sessions' }).waitFor();
+  });
+
+  it('printed nothing to the console, and the CSP blocks inline scripts', async () => {
+    expect(consoleErrors).toEqual([]);
+    expectFailedResponses([]);
+    const probe = await context.newPage();
+    const violations: string[] = [];
+    probe.on('console', (msg) => msg.type() === 'error' && violations.push(msg.text()));
+    await probe.goto('/login');
+    const ran = await probe.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__inlineRan = true';
+      document.body.append(script);
+      return (window as { __inlineRan?: boolean }).__inlineRan ?? false;
+    });
+    expect(ran).toBe(false);
+    await expect.poll(() => violations.join('\n')).toMatch(/Content Security Policy/);
+    await probe.close();
+  });
+
+  it('saved a desktop and a phone screenshot of every page', () => {
+    expect(shots.length).toBeGreaterThanOrEqual(14);
+    for (const shot of shots) {
+      for (const size of ['desktop', 'phone']) expect(existsSync(join(SCREENSHOT_DIR, `${shot}-${size}.png`)), `${shot}-${size}`).toBe(true);
+    }
+    // The README's pictures change only when asked to (UPDATE_README_IMAGES=1), so a test run
+    // leaves the working tree clean.
+    if (process.env.UPDATE_README_IMAGES !== '1') return;
+    mkdirSync(README_IMAGE_DIR, { recursive: true });
+    copyFileSync(join(SCREENSHOT_DIR, `${shots.find((s) => s.endsWith('api-key-created'))}-desktop.png`), join(README_IMAGE_DIR, 'dashboard-api-keys-desktop.png'));
+    copyFileSync(join(SCREENSHOT_DIR, `${shots.find((s) => s.endsWith('overview'))}-phone.png`), join(README_IMAGE_DIR, 'dashboard-overview-phone.png'));
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * createGatehouse(): wires configuration, the token store, the session manager and the HTTP
+ * layer together, and groups the operations the way the API's documentation does.
+ */
+import { createCall } from './core.js';
+import { send, normalizeBaseUrl, type FetchLike } from './http.js';
+import { accountResource } from './resources/account.js';
+import { adminResource } from './resources/admin.js';
+import { agentsResource } from './resources/agents.js';
+import { apiKeysResource } from './resources/api-keys.js';
+import { authResource } from './resources/auth.js';
+import { chatsResource } from './resources/chats.js';
+import { sessionsResource } from './resources/sessions.js';
+import { systemResource } from './resources/system.js';
+import { usageResource } from './resources/usage.js';
+import { webhooksResource } from './resources/webhooks.js';
+import { ROUTES } from './routes.js';
+import { createSessionManager, type TokenResponse } from './session.js';
+import { createDeadline } from './signals.js';
+import { memoryTokenStore, type StoredSession, type TokenStore } from './token-store.js';
+
+export interface GatehouseOptions {
+  /** Where the service is, e.g. `https://auth.example.com` (a trailing `/v1` is accepted too). */
+  baseUrl: string;
+  /** Where the session is kept. Default: memoryTokenStore() (gone on reload). */
+  tokenStore?: TokenStore;
+  /** An API key (gth_…) for programs; used when no session is stored. */
+  apiKey?: string;
+  /** Default: globalThis.fetch. Pass one to add logging, proxies, or for tests. */
+  fetch?: FetchLike;
+  /** Per call, retries and waits included. Default 30 000 ms; 0 disables. */
+  timeoutMs?: number;
+  /** Retries of 429/503 for requests safe to repeat. Default 2. */
+  maxRetries?: number;
+  /** Longest Retry-After the SDK will wait for; longer ones throw at once. Default 30 000 ms. */
+  maxRetryWaitMs?: number;
+  /** Refresh the access token this long before it expires. Default 30 000 ms. */
+  refreshMarginMs?: number;
+  /** Called after sign-in, every refresh and sign-out (null), e.g. to update the UI. */
+  onSessionChange?: (session: StoredSession | null) => void;
+  /** The clock used for token expiry (epoch ms). Default Date.now; tests pass a fake one. */
+  now?: () => number;
+}
+
+export function createGatehouse(options: GatehouseOptions) {
+  const now = options.now ?? (() => Date.now());
+  // Looked up per call, never bound at creation: lets polyfills and test doubles replace it later,
+  // and avoids "Illegal invocation" from calling window.fetch detached from window.
+  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const http = { baseUrl: normalizeBaseUrl(options.baseUrl), fetch, now };
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const retry = { maxRetries: options.maxRetries ?? 2, maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000 };
+  const [refreshMethod, refreshPath] = ROUTES.refresh.at;
+
+  const sessions = createSessionManager({
+    store: options.tokenStore ?? memoryTokenStore(),
+    now,
+    refreshMarginMs: options.refreshMarginMs ?? 30_000,
+    onSessionChange: options.onSessionChange,
+    // Shared by every caller waiting for it, so it has its own deadline instead of one caller's.
+    async exchange(refreshToken) {
+      const deadline = createDeadline({ timeoutMs });
+      try {
+        return (await send(http, { method: refreshMethod, path: refreshPath, body: { refresh_token: refreshToken } }, deadline, retry)) as TokenResponse;
+      } finally {
+        deadline.dispose();
+      }
+    },
+  });
+  const call = createCall({ http, sessions, apiKey: options.apiKey, timeoutMs, retry });
+
+  return {
+    auth: authResource(call, sessions, timeoutMs),
+    me: accountResource(call, sessions),
+    sessions: sessionsResource(call),
+    apiKeys: apiKeysResource(call),
+    usage: usageResource(call),
+    admin: adminResource(call),
+    agents: agentsResource(call),
+    chats: chatsResource(call),
+    webhooks: webhooksResource(call),
+    system: systemResource(call),
+    /** The stored session, for "am I signed in?" and for handing tokens to other code. */
+    session: {
+      get: () => sessions.get(),
+      /** Adopt tokens obtained elsewhere (a server-side login, another client). */
+      set: (tokens: TokenResponse) => sessions.save(tokens),
+      /** Forget the session locally without telling the server (prefer auth.logout()). */
+      clear: () => sessions.clear(),
+    },
+    /** Any operation by its OpenAPI operationId, for what the grouped methods do not cover yet. */
+    request: call,
+  };
+}
+
+export type Gatehouse = ReturnType<typeof createGatehouse>;

@@ -1,0 +1,92 @@
+/**
+ * The one place an operation becomes an HTTP call: route lookup, path parameters, the call's
+ * deadline, the Idempotency-Key, the credential, and the single retry after a refresh when the
+ * server answers 401 to a session's access token. Resource modules only name operations.
+ */
+import { isGatehouseError } from './errors.js';
+import { send, type HttpConfig, type HttpRequest } from './http.js';
+import { newIdempotencyKey } from './idempotency.js';
+import type { OperationId, QueryParams, RequestBody, Success } from './operations.js';
+import type { RetryPolicy } from './retry.js';
+import { ROUTES } from './routes.js';
+import type { SessionManager } from './session.js';
+import { createDeadline } from './signals.js';
+
+/** Options every method takes as its last argument. */
+export interface RequestOptions {
+  /** Cancels the call (fetch, retry waits and the wait for a refresh): it rejects with code `aborted`. */
+  signal?: AbortSignal;
+  /** For the whole call, retries included; overrides the client's `timeoutMs`. Rejects with code `timeout`. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call (0: never retry). */
+  maxRetries?: number;
+  /** Extra request headers (e.g. your own X-Request-Id to correlate logs). */
+  headers?: Record<string, string>;
+}
+
+/** Creating calls also take an Idempotency-Key; one is generated per call when you give none. */
+export interface CreateOptions extends RequestOptions {
+  idempotencyKey?: string;
+}
+
+export interface CallInput<K extends OperationId> {
+  params?: Record<string, string>;
+  query?: QueryParams<K> | undefined;
+  body?: RequestBody<K>;
+}
+
+export interface CoreConfig {
+  http: HttpConfig;
+  sessions: SessionManager;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+  retry: RetryPolicy;
+}
+
+export type Call = <K extends OperationId>(operation: K, input?: CallInput<K>, options?: CreateOptions) => Promise<Success<K>>;
+
+/** The access-token errors a refresh can cure. Others (revoked key, wrong scope) it cannot. */
+const REFRESHABLE = new Set(['token_expired', 'invalid_token']);
+
+function fillPath(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '') throw new TypeError(`missing path parameter "${name}" for ${template}`);
+    return encodeURIComponent(value);
+  });
+}
+
+export function createCall(config: CoreConfig): Call {
+  const withBearer = (request: HttpRequest, token: string | null): HttpRequest =>
+    token === null ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
+
+  return async function call<K extends OperationId>(operation: K, input: CallInput<K> = {}, options: CreateOptions = {}): Promise<Success<K>> {
+    const route = ROUTES[operation];
+    const [method, template] = route.at;
+    const headers: Record<string, string> = { ...options.headers };
+    if (route.idempotent) {
+      const key = options.idempotencyKey ?? newIdempotencyKey();
+      if (key) headers['idempotency-key'] = key;
+    }
+    const request: HttpRequest = { method, path: fillPath(template, input.params), query: input.query, body: input.body, headers };
+    const policy: RetryPolicy = { ...config.retry, maxRetries: options.maxRetries ?? config.retry.maxRetries };
+    const deadline = createDeadline({ signal: options.signal, timeoutMs: options.timeoutMs ?? config.timeoutMs });
+    try {
+      if (route.public) return (await send(config.http, request, deadline, policy)) as Success<K>;
+
+      // A stored session wins over the API key: a signed-in user acts as themselves.
+      const sessionToken = await config.sessions.accessToken(deadline.signal);
+      const token = sessionToken ?? config.apiKey ?? null;
+      try {
+        return (await send(config.http, withBearer(request, token), deadline, policy)) as Success<K>;
+      } catch (error) {
+        if (sessionToken === null || !isGatehouseError(error) || error.status !== 401 || !REFRESHABLE.has(error.code)) throw error;
+        // Expired early (clock skew) or revoked: refresh once and try again with the new token.
+        const fresh = await config.sessions.refreshAfterRejection(sessionToken, deadline.signal);
+        return (await send(config.http, withBearer(request, fresh), deadline, policy)) as Success<K>;
+      }
+    } finally {
+      deadline.dispose();
+    }
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * @gatehouse/sdk: a typed client for the Gatehouse API. Uses only fetch and AbortController,
+ * so the same build runs in browsers, React Native / Expo, Node 20+, Deno and Bun.
+ */
+export { createGatehouse, type Gatehouse, type GatehouseOptions } from './client.js';
+export type { CallInput, CreateOptions, RequestOptions } from './core.js';
+export { GatehouseError, isGatehouseError, type ClientErrorCode, type FieldError } from './errors.js';
+export type { FetchLike } from './http.js';
+export type { components, OperationId, operations, Page, paths, QueryParams, RequestBody, Schemas, Success } from './operations.js';
+export type * from './models.js';
+export { collect, paginate } from './pagination.js';
+export { ROUTES, type Route } from './routes.js';
+export { memoryTokenStore, parseStoredSession, webStorageTokenStore, type StoredSession, type TokenStore, type WebStorageLike } from './token-store.js';

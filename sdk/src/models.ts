@@ -1,0 +1,20 @@
+/** Friendly names for the generated schemas, so apps need not spell components['schemas'][…]. */
+import type { Schemas } from './operations.js';
+
+export type Problem = Schemas['Problem'];
+export type User = Schemas['User'];
+export type Me = Schemas['Me'];
+export type TokenResponse = Schemas['TokenResponse'];
+export type Jwks = Schemas['Jwks'];
+export type Session = Schemas['Session'];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type Usage = Schemas['Usage'];
+export type AdminUser = Schemas['AdminUser'];
+export type Agent = Schemas['Agent'];
+export type Chat = Schemas['Chat'];
+export type Message = Schemas['Message'];
+export type SecurityEvent = Schemas['SecurityEvent'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpoint'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];

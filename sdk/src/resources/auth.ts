@@ -1,0 +1,52 @@
+/** Public auth operations, plus logout; login and refresh keep the token store up to date. */
+import type { Call, RequestOptions } from '../core.js';
+import { isGatehouseError } from '../errors.js';
+import type { RequestBody, Success } from '../operations.js';
+import type { SessionManager } from '../session.js';
+import { createDeadline } from '../signals.js';
+import type { StoredSession } from '../token-store.js';
+
+export function authResource(call: Call, sessions: SessionManager, defaultTimeoutMs: number) {
+  return {
+    /** Creates an account (does not sign in: call login next). */
+    register: (body: RequestBody<'register'>, options?: RequestOptions) => call('register', { body }, options),
+
+    /** Exchanges email (`username`) and password for tokens and stores the session. */
+    async login(body: RequestBody<'login'>, options?: RequestOptions): Promise<Success<'login'>> {
+      const tokens = await call('login', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
+    /**
+     * Rotates the stored refresh token now (the SDK also does this by itself before expiry and
+     * after a 401). If the server refuses the token (reused, revoked, expired) the store is cleared.
+     */
+    async refresh(options: Pick<RequestOptions, 'signal' | 'timeoutMs'> = {}): Promise<StoredSession> {
+      const deadline = createDeadline({ signal: options.signal, timeoutMs: options.timeoutMs ?? defaultTimeoutMs });
+      try {
+        return await sessions.refresh(deadline.signal);
+      } finally {
+        deadline.dispose();
+      }
+    },
+
+    /** Ends the session on the server and clears the store (also when the server says it had already ended). */
+    async logout(options?: RequestOptions): Promise<void> {
+      try {
+        await call('logout', {}, options);
+      } catch (error) {
+        if (!isGatehouseError(error) || (error.status !== 401 && error.code !== 'not_authenticated')) throw error;
+      } finally {
+        await sessions.clear();
+      }
+    },
+
+    /** Always 202, whether or not the address has an account. */
+    forgotPassword: (body: RequestBody<'forgotPassword'>, options?: RequestOptions) => call('forgotPassword', { body }, options),
+    /** Sets a new password with the mailed token; signs out every session of the account. */
+    resetPassword: (body: RequestBody<'resetPassword'>, options?: RequestOptions) => call('resetPassword', { body }, options),
+    /** Confirms the address with the mailed token. */
+    verifyEmail: (body: RequestBody<'verifyEmail'>, options?: RequestOptions) => call('verifyEmail', { body }, options),
+  };
+}

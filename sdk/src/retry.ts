@@ -1,0 +1,41 @@
+/**
+ * When a failed attempt may be sent again. Only 429 (nothing was done: the limiter refused it
+ * first) and 503 (the service asked us to come back) are retried, and only for requests that are
+ * safe to repeat: idempotent methods, or a POST carrying an Idempotency-Key the server honours.
+ */
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+const RETRYABLE_STATUSES = new Set([429, 503]);
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** A Retry-After longer than this is not waited for: the error is thrown at once. */
+  maxRetryWaitMs: number;
+}
+
+export function isRetrySafe(method: string, hasIdempotencyKey: boolean): boolean {
+  return IDEMPOTENT_METHODS.has(method) || hasIdempotencyKey;
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+/** Retry-After as seconds (RFC 9110: delay-seconds or an HTTP-date); null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+/**
+ * How long to wait before retry number `attempt` (0-based): what Retry-After asked for, else an
+ * exponential backoff (0.5 s, 1 s, 2 s…) with jitter so many clients do not return in lockstep.
+ */
+export function retryDelayMs(retryAfterSeconds: number | null, attempt: number): number {
+  if (retryAfterSeconds !== null) return retryAfterSeconds * 1000;
+  return 500 * 2 ** attempt + Math.floor(Math.random() * 250);
+}
