@@ -13,6 +13,7 @@ import { createAccountCache, type AccountCache } from './modules/accounts/accoun
 import { createAdminService, type AdminService } from './modules/admin/admin.service.js';
 import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
 import { createChatsService, type ChatsService } from './modules/chats/chats.service.js';
+import { createEventRetention } from './modules/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './modules/events/event-signal.js';
 import { createAccountEmailService, type AccountEmailService } from './modules/email/account-email.service.js';
 import { createEmailTokens } from './modules/email/email-tokens.js';
@@ -164,6 +165,8 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const chats = createChatsService({ db: database.db, clock, onEvent: events.notify });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
     webhooks.worker.start();
+    const eventRetention = createEventRetention({ db: database.db, clock, onError });
+    eventRetention.start();
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
@@ -174,6 +177,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database
+        eventRetention.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();
         await mailer.close();
