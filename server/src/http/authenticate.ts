@@ -46,7 +46,7 @@ export async function resolveCredential(deps: Pick<AuthenticateDeps, 'accessToke
   if (credential.startsWith('gth_')) return deps.apiKeys.verify(credential).catch(asChallenge);
   const claims = await deps.accessTokens.verify(credential).catch(asChallenge);
   if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
-  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: new Set(claims.scope.split(' ')) };
+  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
 }
 
 function authorize(auth: AuthContext, requirement: AuthRequirement, role: string): void {

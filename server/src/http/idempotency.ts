@@ -69,13 +69,15 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     if (!route.config?.idempotent) return;
     const hooks = route.preHandler ? [route.preHandler].flat() : [];
     route.preHandler = [claim, ...hooks];
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), store];
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
     headers.properties['idempotency-key'] = { type: 'string', maxLength: 255, description: 'Same key + same body within 24 h replays the first response (Idempotent-Replayed: true)' };
     schema.headers = headers;
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Attached to idempotent routes only (below), so no other request pays for it.
+  async function store(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const claimed = request.idempotency;
     if (!claimed) return payload;
     request.idempotency = null;
@@ -93,7 +95,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       await where.set({ status_code: reply.statusCode, response_body: body }).execute();
     }
     return payload;
-  });
+  }
 
   const sweep = setInterval(() => {
     void db.deleteFrom('idempotency_keys').where('created_at', '<', isoTime(clock.now() - IDEMPOTENCY_TTL_MS)).execute().catch(() => {});

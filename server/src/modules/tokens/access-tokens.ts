@@ -12,6 +12,8 @@ export interface AccessClaims {
   exp: number;
   iat: number;
   jti: string;
+  /** `scope` parsed once, when the token is first verified; cached with the claims. */
+  scopes: ReadonlySet<string>;
 }
 
 export interface AccessTokens {
@@ -89,7 +91,7 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
         throw invalid();
       }
-      const claims: AccessClaims = { sub, sid, scope, exp, iat, jti };
+      const claims: AccessClaims = { sub, sid, scope, exp, iat, jti, scopes: new Set(scope.split(' ')) };
       verified.set(token, claims);
       return claims;
     },
