@@ -83,16 +83,16 @@ describe('account rate limit (429 rate_limited)', () => {
 
   it('gives up after maxRetries', async () => {
     const user = await signUp(server);
-    await exhaust(user);
     const recorder = recordingFetch();
-    let attempts = 0;
-    // Before the SDK's retry goes out, the budget is spent again, so the retry is refused too.
+    // Right before each attempt goes out (the first and the retry) the budget is spent, so both
+    // are refused whatever the scheduling: a slot frees every 600 ms at 100/min, and spending it
+    // earlier left a window in which a slow machine let the first attempt through.
     const gh = createGatehouse({
       baseUrl: server.base,
       tokenStore: user.store,
       maxRetries: 1,
       fetch: async (input, init) => {
-        if (attempts++ > 0) await exhaust(user);
+        await exhaust(user);
         return recorder.fetch(input, init);
       },
     });

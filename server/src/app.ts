@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
 import { registerAuthentication } from './http/authenticate.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerErrorsPage } from './http/errors-page.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
@@ -11,6 +12,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { frameworkErrorHandler, registerProblemHandlers } from './http/problem.js';
 import { registerPublicRateLimit } from './http/public-rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
+import { deferredChildLoggerFactory, logsAt } from './http/request-logger.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -42,16 +44,22 @@ export interface BuildOptions {
 export async function buildApp(deps: Dependencies, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance, childLoggerFactory: deferredChildLoggerFactory } : { logger: false }),
     genReqId: generateRequestId,
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
+    // Errors Node's parser raises before a request exists (431, 408, 400) as problem+json too.
+    clientErrorHandler: clientErrorHandler(config.publicUrl),
     bodyLimit: config.maxBodyBytes,
     trustProxy: config.trustProxy,
     // One compact line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    // A slow client gets this long to send its headers (slowloris) and a whole request.
+    // A slow client gets HEADERS_TIMEOUT to send its headers (slowloris) and REQUEST_TIMEOUT for
+    // the whole request. Node checks both deadlines only every connectionsCheckingInterval (30 s
+    // by default) and swaps them when headersTimeout (60 s by default) is the longer: set both,
+    // check every second.
     connectionTimeout: 60_000,
-    requestTimeout: 30_000,
+    requestTimeout: config.requestTimeout * 1000,
+    http: { headersTimeout: config.headersTimeout * 1000, connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
@@ -66,20 +74,22 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   // Fastify's default validator instead of ours (lenient bodies) for its routes.
   for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser, Agent, Chat, Message, SecurityEvent, WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery]) app.addSchema(schema);
 
+  // Header names in lower case: that is how Fastify stores them, so it has nothing to convert.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
     // API answers carry credentials and personal data: never store them in shared caches.
-    if (request.url.startsWith('/v1/')) reply.header('Cache-Control', 'no-store');
+    if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
     done();
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    // At LOG_LEVEL=warn and above, skip building the line (request.routeOptions allocates).
-    if ((request.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {
+  // One line per request at LOG_LEVEL=info or lower. The level is fixed at start (LOG_LEVEL), so
+  // at warn and above the hook is not even installed.
+  if (logsAt(app.log, 'info')) {
+    app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-    }
-    done();
-  });
+      done();
+    });
+  }
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
@@ -109,7 +119,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await v1.register(securityLogRoutes, { securityLog });
     await v1.register(sessionsRoutes, { sessions: deps.sessions, securityLog });
     await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys, securityLog });
-    await v1.register(usageRoutes, { accounts: deps.accounts });
+    await v1.register(usageRoutes);
     await v1.register(adminRoutes, { admin: deps.admin, securityLog });
     await v1.register(agentsRoutes, { agents: deps.agents });
     await v1.register(chatsRoutes, { chats: deps.chats });

@@ -7,7 +7,7 @@ describe('config', () => {
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', publicUrl: 'http://localhost:8080', databaseUrl: 'sqlite:./data/gatehouse.db',
       accessTokenTtl: 900, refreshTokenTtl: 2_592_000, maxBodyBytes: 1_048_576, publicRateLimitPerMinute: 20,
-      loginMaxFailures: 10, trustProxy: false, corsOrigins: [], webhookAllowPrivate: false, logLevel: 'info',
+      loginMaxFailures: 10, headersTimeout: 15, requestTimeout: 30, trustProxy: false, corsOrigins: [], webhookAllowPrivate: false, logLevel: 'info',
     });
     expect(c.webhookRetryDelays).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(c.redisUrl).toBeUndefined();
@@ -24,6 +24,8 @@ describe('config', () => {
     [{ WEBHOOK_RETRY_DELAYS: '5,x' }, 'WEBHOOK_RETRY_DELAYS'],
     [{ NODE_ENV: 'production' }, 'GATEHOUSE_SECRET'],
     [{ GATEHOUSE_SECRET: 'short' }, 'GATEHOUSE_SECRET'],
+    [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
+    [{ HEADERS_TIMEOUT: '40' }, 'HEADERS_TIMEOUT'],
   ])('refuses %o with one line naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^config: ${name} `));

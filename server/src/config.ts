@@ -14,6 +14,8 @@ const INTS = {
   MAX_BODY_BYTES: IntString(1024, 104_857_600),
   PUBLIC_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
   LOGIN_MAX_FAILURES: IntString(1, 1_000_000),
+  HEADERS_TIMEOUT: IntString(1, 3_600),
+  REQUEST_TIMEOUT: IntString(1, 3_600),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -29,6 +31,9 @@ export const Config = Type.Object({
   maxBodyBytes: Type.Integer(),
   publicRateLimitPerMinute: Type.Integer(),
   loginMaxFailures: Type.Integer(),
+  /** Seconds a client gets to send its headers (slowloris), then the whole request. */
+  headersTimeout: Type.Integer(),
+  requestTimeout: Type.Integer(),
   trustProxy: Type.Boolean(),
   corsOrigins: Type.Array(Type.String()),
   smtpUrl: Type.Optional(Type.String()),
@@ -98,6 +103,10 @@ export function loadConfig(env: Env = process.env): Config {
   const secret = env.GATEHOUSE_SECRET || undefined;
   if (production && !secret) throw new ConfigError('GATEHOUSE_SECRET', 'is required when NODE_ENV=production');
   if (secret !== undefined && secret.length < 32) throw new ConfigError('GATEHOUSE_SECRET', 'must be at least 32 characters');
+  const requestTimeout = readInt(env, 'REQUEST_TIMEOUT', 30);
+  const headersTimeout = readInt(env, 'HEADERS_TIMEOUT', 15);
+  // Node silently swaps the two when the headers' is the longer; refuse that instead.
+  if (headersTimeout > requestTimeout) throw new ConfigError('HEADERS_TIMEOUT', `must not exceed REQUEST_TIMEOUT (${requestTimeout}), got "${headersTimeout}"`);
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -109,6 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576),
     publicRateLimitPerMinute: readInt(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 20),
     loginMaxFailures: readInt(env, 'LOGIN_MAX_FAILURES', 10),
+    headersTimeout,
+    requestTimeout,
     trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
     smtpUrl: readUrl(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),

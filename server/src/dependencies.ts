@@ -148,7 +148,9 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeysRepository = createApiKeysRepository(database.db);
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock, onEvent: events.notify });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
-    const users = createUsersService({ users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify });
+    const users = createUsersService({
+      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
+    });
     const login = createLoginService({
       users: usersRepository, sessions, hasher, attempts, securityLog,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,

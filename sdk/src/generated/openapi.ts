@@ -1172,6 +1172,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -1183,6 +1192,24 @@ export interface operations {
             };
             /** @description Credential lacks the scope or a session is required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1291,6 +1318,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -1311,6 +1347,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1757,8 +1811,8 @@ export interface operations {
     };
     listSecurityEvents: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -1819,8 +1873,8 @@ export interface operations {
     };
     listSessions: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -1897,6 +1951,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -1924,6 +1987,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -1937,8 +2018,8 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -2055,6 +2136,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -2113,6 +2203,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -2169,6 +2268,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -2189,6 +2297,24 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2256,9 +2382,9 @@ export interface operations {
     };
     adminListUsers: {
         parameters: {
-            query: {
+            query?: {
                 email?: string;
-                limit: number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -2415,8 +2541,8 @@ export interface operations {
     };
     listAgents: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -2605,6 +2731,15 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -2661,6 +2796,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -2681,6 +2825,24 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2802,8 +2964,8 @@ export interface operations {
     };
     listChats: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
                 agent_id?: string;
             };
@@ -2985,6 +3147,15 @@ export interface operations {
                     "application/json": components["schemas"]["Chat"];
                 };
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -3041,6 +3212,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -3068,6 +3248,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -3081,8 +3279,8 @@ export interface operations {
     };
     listMessages: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -3268,8 +3466,8 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -3455,6 +3653,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -3511,6 +3718,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
@@ -3531,6 +3747,24 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3717,6 +3951,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unprocessable */
             422: {
                 headers: {
@@ -3739,8 +3991,8 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                limit?: number;
                 cursor?: string;
                 status?: "pending" | "delivered" | "failed";
             };

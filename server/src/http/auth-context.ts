@@ -1,5 +1,6 @@
 import type { RateDecision } from '../modules/limits/rate-limiter.js';
 import type { Scope } from '../modules/tokens/scopes.js';
+import type { UserRow } from '../modules/users/users.repository.js';
 
 /** Who is calling, resolved once per request by the authenticate hook. */
 export interface AuthContext {
@@ -31,5 +32,7 @@ declare module 'fastify' {
     auth: AuthContext | null;
     /** The account's budget after this request was counted (set with auth). */
     rateLimit: RateDecision | null;
+    /** The caller's account row as authentication loaded it (set with auth). */
+    account: UserRow | null;
   }
 }

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { Clock } from '../infra/clock.js';
 import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
+import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
 import { limitsFor } from '../modules/limits/tiers.js';
 import type { AccessTokens } from '../modules/tokens/access-tokens.js';
@@ -13,6 +14,8 @@ import { problemResponses } from './schemas.js';
 
 export interface ApiKeyVerifier {
   verify(secret: string): Promise<AuthContext>;
+  /** A key verified before, without a promise; undefined when not cached. Throws for junk. */
+  verifyCached(secret: string): AuthContext | undefined;
 }
 
 export interface AuthenticateDeps {
@@ -35,6 +38,25 @@ function challenge(code: 'authentication_required' | 'invalid_token' | 'token_ex
 function asChallenge(error: unknown): never {
   if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'token_expired')) throw challenge(error.code, error.message);
   throw error;
+}
+
+/**
+ * The hot path of `resolveCredential`: only for the canonical `Bearer <credential>` form and only
+ * from the caches. Never throws: undefined means "take the full path", which parses leniently
+ * and produces the right error for every case this one skips (expired, revoked, malformed).
+ */
+function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): AuthContext | undefined {
+  if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
+  const credential = authorization.slice(7);
+  try {
+    if (credential.startsWith('gth_')) return deps.apiKeys.verifyCached(credential);
+    // An exact match with a token verified before (no whitespace can hide in it then).
+    const claims = deps.accessTokens.verifyCached(credential);
+    if (claims === undefined || deps.revocations.isRevoked(claims.sid)) return undefined;
+    return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Tells an API key from an access token by prefix and verifies it (both paths cache). */
@@ -77,6 +99,16 @@ function rateLimited(decision: RateDecision): AppError {
   });
 }
 
+/** After the account is known and counted: headers, then 429, then the route's requirement. */
+function admit(request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow, decision: RateDecision, nowMs: number): void {
+  setRateLimitHeaders(reply, decision, nowMs);
+  if (!decision.allowed) throw rateLimited(decision);
+  authorize(auth, requirement, account.role);
+  request.auth = auth;
+  request.account = account;
+  request.rateLimit = decision;
+}
+
 /**
  * The authenticate step of every protected route: resolve the credential, load the account
  * (cached), spend one request of the account's budget (one limiter call, both windows), then
@@ -90,11 +122,41 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
   if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
   if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
   const decision = await deps.limiter.consume(auth.userId, limitsFor(account));
-  setRateLimitHeaders(reply, decision, deps.clock.now());
-  if (!decision.allowed) throw rateLimited(decision);
-  authorize(auth, requirement, account.role);
-  request.auth = auth;
-  request.rateLimit = decision;
+  admit(request, reply, requirement, auth, account, decision, deps.clock.now());
+}
+
+/**
+ * The same step as a callback-style hook. When the credential and the account are cached (nearly
+ * every request) it runs without a promise; with the memory limiter it is then entirely
+ * synchronous, and with Redis the limiter's round trip is its only wait. Anything else (first
+ * use of a credential, a stale account, any error to report) takes `authenticate`.
+ */
+function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement): onRequestHookHandler {
+  const slowPath = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    authenticate(deps, request, reply, requirement).then(() => done(), done);
+  };
+  return function authenticateRequest(request, reply, done) {
+    const auth = resolveCachedCredential(deps, request.headers.authorization);
+    const account = auth === undefined ? undefined : deps.accounts.peek(auth.userId);
+    if (auth === undefined || account === undefined || account.disabled) return slowPath(request, reply, done);
+    const limits = limitsFor(account);
+    if (deps.limiter.consumeNow !== undefined) {
+      try {
+        admit(request, reply, requirement, auth, account, deps.limiter.consumeNow(auth.userId, limits), deps.clock.now());
+      } catch (error) {
+        return done(error as Error);
+      }
+      return done();
+    }
+    deps.limiter.consume(auth.userId, limits).then((decision) => {
+      try {
+        admit(request, reply, requirement, auth, account, decision, deps.clock.now());
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    }, done);
+  };
 }
 
 /**
@@ -105,11 +167,11 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
 export function registerAuthentication(app: FastifyInstance, deps: AuthenticateDeps): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimit', null);
+  app.decorateRequest('account', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
-    const check = (request: FastifyRequest, reply: FastifyReply) => authenticate(deps, request, reply, requirement);
-    prependOnRequest(route, check);
+    prependOnRequest(route, authenticateHook(deps, requirement));
     addResponses(route, problemResponses([401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });
 }
@@ -117,4 +179,10 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
 export function requireAuth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new AppError('internal_error', 'route used auth without declaring it');
   return request.auth;
+}
+
+/** The caller's account as the authenticate step loaded it (cached at most ACCOUNT_CACHE_TTL_MS). */
+export function requireAccount(request: FastifyRequest): UserRow {
+  if (!request.account) throw new AppError('internal_error', 'route used auth without declaring it');
+  return request.account;
 }

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 
+/**
+ * A static page: it loads nothing. frame-ancestors, base-uri and form-action do not fall back to
+ * default-src, so they are named.
+ */
+export const ERRORS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 /** `/docs/errors`: the target of every problem's `type` URI, one anchor per code. */
 export function registerErrorsPage(app: FastifyInstance): void {
   const rows = Object.entries(ERROR_CATALOGUE)
@@ -13,7 +19,9 @@ export function registerErrorsPage(app: FastifyInstance): void {
 ${rows}
 </tbody></table></body></html>`;
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => {
-    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    reply.header('Content-Security-Policy', ERRORS_PAGE_CSP);
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Referrer-Policy', 'no-referrer');
     return reply.type('text/html; charset=utf-8').send(html);
   });
 }

@@ -6,6 +6,8 @@ import { isoTime } from '../infra/clock.js';
 import { isUniqueViolation } from '../infra/db/errors.js';
 import type { Database } from '../infra/db/schema.js';
 import { AppError } from './error-catalogue.js';
+import { addResponses } from './route-hooks.js';
+import { problemResponses } from './schemas.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // visible ASCII, like Stripe's
@@ -45,14 +47,19 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       throw new AppError('validation_failed', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ field: 'header:/idempotency-key', code: 'invalid_format', message: 'Idempotency-Key must be 1–255 visible ASCII characters.' }] });
     }
     const userId = request.auth.userId;
-    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+    // A route without a body schema ignores its body, so the body is no part of "the same request";
+    // it is also unvalidated, and re-serializing a 200,000-deep array overflowed the stack (a 500, found by fuzzing).
+    const body = request.routeOptions.schema?.body === undefined ? null : (request.body ?? null);
+    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(body)}`).digest('hex');
     const now = clock.now();
     const existing = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', header).executeTakeFirst();
     if (existing && Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS > now) {
       if (existing.request_hash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       reply.header('Idempotent-Replayed', 'true');
-      return reply.code(existing.status_code).type('application/json; charset=utf-8').send(existing.response_body);
+      // A stored error is a problem document (API.md §2) and keeps its media type on replay.
+      const type = existing.status_code >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
+      return reply.code(existing.status_code).type(type).send(existing.response_body);
     }
     if (existing) await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', header).execute();
     try {
@@ -70,6 +77,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     const hooks = route.preHandler ? [route.preHandler].flat() : [];
     route.preHandler = [claim, ...hooks];
     route.onSend = [...(route.onSend ? [route.onSend].flat() : []), store];
+    // What the claim itself can answer, on every idempotent route: 409 for a duplicate still in
+    // progress, 422 for a key reused with another request (found by the conformance suite: the
+    // document of POST /api-keys lacked the 409 a concurrent duplicate gets).
+    addResponses(route, problemResponses([409, 422]));
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties: Record<string, unknown> };
     headers.properties['idempotency-key'] = { type: 'string', maxLength: 255, description: 'Same key + same body within 24 h replays the first response (Idempotent-Replayed: true)' };

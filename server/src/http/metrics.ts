@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { RouteHistogram } from './route-histogram.js';
 
 /** One registry per app (tests build many apps in one process). */
 export function createMetrics(): Registry {
@@ -9,16 +10,18 @@ export function createMetrics(): Registry {
 }
 
 export function registerRequestMetrics(app: FastifyInstance, registry: Registry): void {
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route template and status',
-    labelNames: ['method', 'route', 'status_code'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-  const observe = (route: string) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    duration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
-    done();
+  const duration = new RouteHistogram(
+    'http_request_duration_seconds',
+    'HTTP request duration by route template and status',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registry,
+  );
+  const observe = (route: string) => {
+    const record = duration.forRoute(route);
+    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
   };
   // The route template, never the raw URL, so label cardinality stays bounded. Each route gets
   // its own hook with its template baked in: request.routeOptions builds an object per access.

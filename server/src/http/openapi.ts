@@ -3,6 +3,18 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
 /**
+ * The Swagger UI at /docs: its own scripts and styles only (it has no inline script; its React
+ * components set inline styles), calls to this origin (and PUBLIC_URL, the document's server) for
+ * "Try it out", and never inside a frame: the page holds whatever token is pasted into "Authorize".
+ */
+export function docsCsp(publicUrl: string): string {
+  return [
+    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:",
+    `connect-src 'self' ${new URL(publicUrl).origin}`, "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+  ].join('; ');
+}
+
+/**
  * The OpenAPI 3.1 document is generated from the route schemas, never written by hand.
  * Schemas with an $id become named components.
  */
@@ -43,5 +55,18 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // Every /docs answer (page, static files, /docs/json): the CSP through the plugin's own option,
+    // the rest for browsers that ignore frame-ancestors, and no Referer leaving the page.
+    staticCSP: docsCsp(opts.publicUrl),
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('X-Frame-Options', 'DENY');
+        reply.header('Referrer-Policy', 'no-referrer');
+        done();
+      },
+    },
+  });
 }

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../infra/db/errors.js';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './error-catalogue.js';
+import { documentFrameworkErrors } from './framework-responses.js';
 import { validationToFieldErrors } from './validation.js';
 
 export interface ProblemBody {
@@ -48,6 +50,10 @@ function toAppError(error: FastifyError): AppError {
     return new AppError('malformed_json', 'The request body is not valid JSON.');
   }
   if (error.statusCode === 400) return new AppError('invalid_request', 'The request could not be read.');
+  // The database is down or restarting: nothing is wrong with the request, so say when to retry.
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'The database is unreachable at the moment; try again shortly.', { headers: { 'Retry-After': '5' } });
+  }
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
 }
 
@@ -84,6 +90,7 @@ export function frameworkErrorHandler(publicUrl: string) {
 
 /** The one place errors become responses. Registered on the root instance. */
 export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl: string; allowedMethods: (url: string) => string[] }) {
+  documentFrameworkErrors(app);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TInteger, type TSchema } from 'typebox';
 
 /** Shared wire schemas. Registered once with addSchema; routes point at them by $id. */
 export const FieldErrorSchema = Type.Object(
@@ -55,9 +55,16 @@ export function problemResponses(statuses: number[]): Record<number, ProblemResp
 
 export const Timestamp = Type.String({ format: 'date-time', example: '2026-11-22T09:30:00.000Z' });
 
+/**
+ * `?limit=1..100`, default 20 (API.md §1). Optional on the wire, so the OpenAPI document does not
+ * mark it required; Ajv's useDefaults fills in 20 before the handler runs, so its type stays
+ * `number` (the cast keeps the optional marker off the static type only).
+ */
+export const PageLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) as unknown as TInteger;
+
 export const ListQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    limit: PageLimit,
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },

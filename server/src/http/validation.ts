@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from './error-catalogue.js';
@@ -19,9 +19,43 @@ function createAjv(options: Options) {
 const bodyAjv = createAjv({ coerceTypes: false, allErrors: true });
 const textAjv = createAjv({ coerceTypes: 'array' });
 
+/** NUL, or a lone surrogate (with the u flag a paired surrogate is one code point and does not match). */
+const NOT_TEXT = /[\u0000\p{Cs}]/u;
+
+/** JSON Pointer of the first string (or key) that is not storable text, or null. Runs on input the schema accepted. */
+function notTextAt(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return NOT_TEXT.test(value) ? path || '/' : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const found = NOT_TEXT.test(key) ? at : notTextAt(item, at);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Every string a client sends (body, query, path, headers) must be storable text, whatever the
+ * field: PostgreSQL `text` refuses NUL (a 500 from any query that carried one), and a lone
+ * surrogate ("\ud800" in JSON) has no UTF-8 form, so SQLite and PostgreSQL would store U+FFFD,
+ * silently changing the value. Both are refused as a field error instead (found by the fuzz suite).
+ */
+function textOnly(validate: ValidateFunction): ValidateFunction {
+  const check = ((data: unknown) => {
+    if (!validate(data)) {
+      check.errors = validate.errors;
+      return false;
+    }
+    const at = notTextAt(data, '');
+    check.errors = at === null ? null : [{ keyword: 'text', instancePath: at === '/' ? '' : at, schemaPath: '#', params: {}, message: 'must be text' }];
+    return at === null;
+  }) as ValidateFunction;
+  return check;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return textOnly(ajv.compile(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 const KEYWORD_CODES: Record<string, string> = {
@@ -44,6 +78,7 @@ const KEYWORD_CODES: Record<string, string> = {
   enum: 'invalid_value',
   const: 'invalid_value',
   anyOf: 'invalid_value',
+  text: 'invalid_format',
 };
 
 function describe(error: ErrorObject, field: string): string {
@@ -57,6 +92,7 @@ function describe(error: ErrorObject, field: string): string {
     case 'minLength': return `${name} must be at least ${String(p.limit)} characters.`;
     case 'maxLength': return `${name} must be at most ${String(p.limit)} characters.`;
     case 'pattern': return `${name} contains characters or a form that is not allowed.`;
+    case 'text': return `${name} contains NUL or an unpaired surrogate (\\uD800–\\uDFFF), which is not text.`;
     case 'enum': return `${name} must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     default: return `${name} ${error.message ?? 'is not valid'}.`;
   }

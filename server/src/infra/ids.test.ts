@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodeBase32, isId, newId, uuidv7Bytes } from './ids.js';
 
@@ -31,5 +32,32 @@ describe('ids', () => {
     expect(encodeBase32(Buffer.alloc(16, 0xff))).toBe('7' + 'z'.repeat(25));
     // TypeID spec example: 01889c89-df6b-7f1c-a388-91396ec314bc → 01h2e8kqvbfwea724h75qc655w
     expect(encodeBase32(Buffer.from('01889c89df6b7f1ca38891396ec314bc', 'hex'))).toBe('01h2e8kqvbfwea724h75qc655w');
+  });
+
+  it('encodes any 128 bits as the plain big-number reading of them would', () => {
+    const reference = (b: Buffer) => BigInt(`0x${b.toString('hex')}`).toString(32).padStart(26, '0')
+      .replace(/[0-9a-v]/g, (c) => '0123456789abcdefghjkmnpqrstvwxyz'[parseInt(c, 32)]!);
+    for (let i = 0; i < 2000; i++) {
+      const bytes = randomBytes(16);
+      expect(encodeBase32(bytes)).toBe(reference(bytes));
+    }
+  });
+});
+
+describe('newId', () => {
+  it('holds a UUIDv7: its timestamp, version 7 and the RFC variant, decoded back from the text', () => {
+    const decode = (id: string) => {
+      let v = 0n;
+      for (const c of id.slice(4)) v = v * 32n + BigInt('0123456789abcdefghjkmnpqrstvwxyz'.indexOf(c));
+      return Buffer.from(v.toString(16).padStart(32, '0'), 'hex');
+    };
+    for (const ms of [0, 1, 2 ** 25 - 1, 2 ** 25, 1_800_000_000_123, 2 ** 47 + 12345]) {
+      const bytes = decode(newId('user', ms));
+      expect(bytes.readUIntBE(0, 6)).toBeGreaterThanOrEqual(ms);
+      expect(bytes[6]! >> 4).toBe(7);
+      expect(bytes[8]! >> 6).toBe(2);
+    }
+    const later = decode(newId('user', 2 ** 47 + 99_999));
+    expect(later.readUIntBE(0, 6)).toBe(2 ** 47 + 99_999);
   });
 });

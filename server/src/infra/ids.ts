@@ -43,45 +43,90 @@ function fromPool(n: number): number {
 let lastMs = 0;
 let counter = 0; // 12-bit rand_a used as a counter
 
-export function uuidv7Bytes(now = Date.now()): Buffer {
+/** Moves (lastMs, counter) to the next id's position: both id writers share this one sequence. */
+function tick(now: number): void {
   if (now > lastMs) {
     lastMs = now;
     counter = pool.readUInt16BE(fromPool(2)) & 0x7ff; // start in the lower half so increments rarely overflow
-  } else {
-    counter++;
-    if (counter > 0xfff) {
-      // Counter exhausted inside one millisecond: borrow the next millisecond.
-      lastMs++;
-      counter = 0;
-    }
+  } else if (++counter > 0xfff) {
+    // Counter exhausted inside one millisecond: borrow the next millisecond.
+    lastMs++;
+    counter = 0;
   }
-  const ms = lastMs;
-  const bytes = Buffer.allocUnsafe(16);
-  bytes.writeUIntBE(ms, 0, 6);
+}
+
+/** Fills `bytes` (16 long) with a UUIDv7 in place; newId reuses one buffer for all ids. */
+function writeUuidv7(bytes: Buffer, now: number): Buffer {
+  tick(now);
+  bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;
-  pool.copy(bytes, 8, fromPool(8), poolOffset);
+  const at = fromPool(8);
+  pool.copy(bytes, 8, at, at + 8);
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 4122 variant
   return bytes;
 }
 
+export function uuidv7Bytes(now = Date.now()): Buffer {
+  return writeUuidv7(Buffer.allocUnsafe(16), now);
+}
+
 /**
- * 128 bits → 26 base32 chars, 5 bits at a time with 2 zero pad bits in front, so the first char
- * carries only 3 bits as TypeID specifies. (No BigInt: this runs for every request id.)
+ * 128 bits → 26 base32 chars with 2 zero pad bits in front, so the first char carries only the
+ * top 3 bits as TypeID specifies; then 5 bits at a time from a small accumulator. (No BigInt and
+ * no per-bit loop: this runs for every request id.)
  */
 export function encodeBase32(bytes: Buffer): string {
-  let out = '';
-  for (let i = 0; i < 26; i++) {
-    const start = i * 5 - 2;
-    let v = 0;
-    for (let b = start; b < start + 5; b++) v = (v << 1) | (b < 0 ? 0 : (bytes[b >> 3]! >> (7 - (b & 7))) & 1);
-    out += ALPHABET[v];
+  let out = ALPHABET[bytes[0]! >> 5]!;
+  let acc = bytes[0]! & 0x1f;
+  let bits = 5;
+  for (let i = 1; i < 16; i++) {
+    acc = (acc << 8) | bytes[i]!;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
   }
+  return out; // 5 + 15 × 8 = 125 bits after the first char: exactly 25 more, none left over
+}
+
+/** Five-bit groups of a non-negative integer below 2^32 (`count` chars, most significant first). */
+function chars(value: number, count: number): string {
+  let out = '';
+  for (let shift = (count - 1) * 5; shift >= 0; shift -= 5) out += ALPHABET[(value >>> shift) & 31];
   return out;
 }
 
-export function newId(kind: IdKind, now?: number): string {
-  return `${ID_PREFIXES[kind]}_${encodeBase32(uuidv7Bytes(now))}`;
+// The first 10 characters encode the 2 pad bits and the 48-bit millisecond: the same for every
+// id of one millisecond, so they are encoded once per millisecond.
+let prefixMs = -1;
+let prefixChars = '';
+function millisecondChars(ms: number): string {
+  if (ms !== prefixMs) {
+    prefixMs = ms;
+    const high = Math.floor(ms / 2 ** 25); // top 23 bits (48 - 25)
+    prefixChars = chars(high, 5) + chars(ms % 2 ** 25, 5); // 25 bits (2 of them pad) + 25 bits
+  }
+  return prefixChars;
+}
+
+/**
+ * A new id: the same bits as `encodeBase32(uuidv7Bytes(now))`, computed without a Buffer: every
+ * request gets one (its request id), so this is on the hot path.
+ */
+export function newId(kind: IdKind, now = Date.now()): string {
+  tick(now);
+  const random1 = ((pool.readUInt32BE(fromPool(4)) & 0x3fffffff) | 0x80000000) >>> 0; // RFC 4122 variant on top
+  const random2 = pool.readUInt32BE(fromPool(4));
+  const versionAndCounter = 0x7000 | counter; // 16 bits
+  // The remaining 80 bits in four groups of 20: [ver+counter 16 | r1 4] [r1 20] [r1 8 | r2 12] [r2 20].
+  return ID_PREFIXES[kind] + '_' + millisecondChars(lastMs)
+    + chars(versionAndCounter * 16 + (random1 >>> 28), 4)
+    + chars((random1 >>> 8) & 0xfffff, 4)
+    + chars(((random1 & 0xff) << 12) | (random2 >>> 20), 4)
+    + chars(random2 & 0xfffff, 4);
 }
 
 /** True when `value` is a well-formed id of this kind; cheap enough to run before any lookup. */

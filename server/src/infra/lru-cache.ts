@@ -1,35 +1,59 @@
 /**
- * A bounded map that forgets the least recently used entry. Map keeps insertion order, so
- * re-inserting on read moves an entry to the back and the first key is always the oldest.
+ * A bounded cache that forgets entries not used recently, built for the request hot path.
+ *
+ * Two generations (the "quick-lru" scheme): new and recently read entries live in `recent`;
+ * when it reaches `maxEntries` it becomes `older` and a fresh `recent` starts. A read that hits
+ * `recent` is a single Map lookup: no delete-and-reinsert per hit, which in V8 leaves a
+ * tombstone in the Map each time and was a measurable share of every authenticated request.
+ * A hit in `older` moves the entry back to `recent`. Entries untouched for a whole generation
+ * are dropped with it. At most 2 × maxEntries entries are held.
  */
 export class LruCache<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly maxEntries: number) {}
+  private recent = new Map<K, V>();
+  private older = new Map<K, V>();
+  constructor(private readonly maxEntries: number) {
+    if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
+  }
 
   get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
+    const value = this.recent.get(key);
+    if (value !== undefined) return value;
+    const old = this.older.get(key);
+    if (old !== undefined) {
+      this.older.delete(key);
+      this.insert(key, old);
     }
-    return value;
+    return old;
   }
 
   set(key: K, value: V): void {
-    if (this.map.has(key)) this.map.delete(key);
-    else if (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as K);
-    this.map.set(key, value);
+    if (this.recent.has(key)) {
+      this.recent.set(key, value);
+      return;
+    }
+    this.older.delete(key);
+    this.insert(key, value);
   }
 
   delete(key: K): void {
-    this.map.delete(key);
+    this.recent.delete(key);
+    this.older.delete(key);
   }
 
   clear(): void {
-    this.map.clear();
+    this.recent.clear();
+    this.older.clear();
   }
 
   get size(): number {
-    return this.map.size;
+    return this.recent.size + this.older.size;
+  }
+
+  private insert(key: K, value: V): void {
+    this.recent.set(key, value);
+    if (this.recent.size >= this.maxEntries) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
   }
 }

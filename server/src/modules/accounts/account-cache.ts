@@ -24,6 +24,11 @@ export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clo
   bus.onReconnect(() => cache.clear());
 
   return {
+    /** The hot path: a fresh cached row without a promise, or undefined (then call `get`). */
+    peek(userId: string): UserRow | undefined {
+      const hit = cache.get(userId);
+      return hit !== undefined && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS ? hit.row : undefined;
+    },
     async get(userId: string): Promise<UserRow | undefined> {
       const hit = cache.get(userId);
       if (hit && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS) return hit.row;

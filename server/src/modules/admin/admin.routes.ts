@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../http/error-catalogue.js';
 import { assertCursor } from '../../http/pagination.js';
-import { listOf, problemResponses, Timestamp } from '../../http/schemas.js';
+import { listOf, PageLimit, problemResponses, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import { limitsFor, TIERS } from '../limits/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
@@ -11,7 +11,8 @@ import { requireAuth } from '../../http/authenticate.js';
 import { clientOf } from '../../http/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
-const LIMIT_MAX = 10_000_000_000;
+// The columns are `integer` (32-bit on PostgreSQL): a larger limit overflowed there (a 500, found by fuzzing).
+const LIMIT_MAX = 2_147_483_647;
 const LimitsBody = Type.Object(
   { per_minute: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }), per_day: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }) },
   { additionalProperties: false },
@@ -54,7 +55,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
       tags, operationId: 'adminListUsers', summary: 'Find users (by exact email, any letter case)',
       querystring: Type.Object({
         email: Type.Optional(Type.String({ maxLength: 254 })),
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        limit: PageLimit,
         cursor: Type.Optional(Type.String({ maxLength: 64 })),
       }, { additionalProperties: false }),
       response: { 200: listOf(Type.Ref('AdminUser')), ...problemResponses([400]) },

@@ -10,10 +10,10 @@ import type { ApiKeysRepository } from './api-keys.repository.js';
 
 interface CachedKey {
   id: string;
-  userId: string;
-  scopes: ReadonlySet<string>;
   expiresAt: number | null;
   cachedAt: number;
+  /** Built once per cache fill: the hot path hands out the same frozen context every time. */
+  auth: AuthContext;
 }
 
 /** A safety net only: revocations arrive by the bus at once; this bounds a missed message. */
@@ -31,7 +31,11 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   const { repo, bus, clock } = deps;
   const known = new LruCache<string, CachedKey>(50_000);
   const unknown = new LruCache<string, number>(50_000);
-  const lastUsed = new Map<string, string>();
+  // The SHA-256 of keys seen recently, so a repeat caller is not hashed again. (The process holds
+  // live credentials in memory anyway: verified access tokens are cached whole.) Only well-formed
+  // keys enter; a revoked key's hash is gone from `known`, so this map alone admits nothing.
+  const hashes = new LruCache<string, string>(50_000);
+  const lastUsed = new Map<string, number>();
 
   bus.subscribe((message) => {
     if (message.type !== 'api-keys-revoked') return;
@@ -47,7 +51,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
 
   async function flush(): Promise<void> {
     if (lastUsed.size === 0) return;
-    const batch = new Map(lastUsed);
+    const batch = new Map([...lastUsed].map(([id, at]) => [id, isoTime(at)]));
     lastUsed.clear();
     await repo.touch(batch).catch(deps.onError);
   }
@@ -56,30 +60,60 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
 
   const invalid = () => new AppError('invalid_token', 'The API key is not valid.');
 
-  const verifier: ApiKeyVerifier & { flush(): Promise<void>; close(): Promise<void> } = {
-    async verify(secret): Promise<AuthContext> {
+  function admit(entry: CachedKey, now: number): AuthContext {
+    if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AppError('token_expired', 'The API key has expired.');
+    // Epoch ms here; turned into timestamps once per batch (API.md allows 60 s of lag).
+    lastUsed.set(entry.id, now);
+    return entry.auth;
+  }
+
+  /** Shape and checksum first (no hashing for junk), then the SHA-256 the key is stored under. */
+  function hashOf(secret: string): string {
+    let hash = hashes.get(secret);
+    if (hash === undefined) {
       if (!isWellFormedApiKey(secret)) throw invalid();
+      hash = sha256Hex(secret);
+      hashes.set(secret, hash);
+    }
+    return hash;
+  }
+
+  function fromCache(hash: string, now: number): AuthContext | undefined {
+    const entry = known.get(hash);
+    if (entry === undefined) return undefined;
+    if (now - entry.cachedAt > CACHE_TTL_MS) {
+      known.delete(hash);
+      return undefined;
+    }
+    return admit(entry, now);
+  }
+
+  const verifier: ApiKeyVerifier & { flush(): Promise<void>; close(): Promise<void> } = {
+    verifyCached: (secret) => fromCache(hashOf(secret), clock.now()),
+
+    async verify(secret): Promise<AuthContext> {
+      const hash = hashOf(secret);
       const now = clock.now();
-      const hash = sha256Hex(secret);
-      let entry = known.get(hash);
-      if (entry && now - entry.cachedAt > CACHE_TTL_MS) {
-        known.delete(hash);
-        entry = undefined;
+      const cached = fromCache(hash, now);
+      if (cached) return cached;
+      const blockedUntil = unknown.get(hash);
+      if (blockedUntil !== undefined && blockedUntil > now) throw invalid();
+      const row = await repo.findByHash(hash);
+      if (!row || row.revoked_at !== null) {
+        unknown.set(hash, now + NEGATIVE_TTL_MS);
+        throw invalid();
       }
-      if (!entry) {
-        const blockedUntil = unknown.get(hash);
-        if (blockedUntil !== undefined && blockedUntil > now) throw invalid();
-        const row = await repo.findByHash(hash);
-        if (!row || row.revoked_at !== null) {
-          unknown.set(hash, now + NEGATIVE_TTL_MS);
-          throw invalid();
-        }
-        entry = { id: row.id, userId: row.user_id, scopes: new Set(row.scopes.split(' ').filter(Boolean)), expiresAt: row.expires_at ? Date.parse(row.expires_at) : null, cachedAt: now };
-        known.set(hash, entry);
-      }
-      if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AppError('token_expired', 'The API key has expired.');
-      lastUsed.set(entry.id, isoTime(now));
-      return { userId: entry.userId, sessionId: null, credential: 'api_key', scopes: entry.scopes, apiKeyId: entry.id };
+      const scopes = new Set(row.scopes.split(' ').filter(Boolean));
+      const entry: CachedKey = {
+        id: row.id, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null, cachedAt: now,
+        auth: Object.freeze({ userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes, apiKeyId: row.id }),
+      };
+      // A revocation announced while we read the row put the hash in `unknown`: do not cache a
+      // key that is already revoked (it was not blocked before the read, or we would have thrown).
+      const revokedMeanwhile = unknown.get(hash);
+      if (revokedMeanwhile !== undefined && revokedMeanwhile > clock.now()) throw invalid();
+      known.set(hash, entry);
+      return admit(entry, now);
     },
     flush,
     async close() {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
+import { AppError } from '../../http/error-catalogue.js';
 import { problemResponses } from '../../http/schemas.js';
 import { clientOf } from '../../http/client-info.js';
 import type { AccountEmailService } from '../email/account-email.service.js';
@@ -26,6 +27,13 @@ const FORM = 'application/x-www-form-urlencoded';
 const oauthFormRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { login, sessions }) => {
   app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // With a schema per media type, Fastify validates only a body whose type matched one; a POST
+  // with no body at all matched none and reached the handler as undefined (a 500, found by fuzzing).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) {
+      throw new AppError('validation_failed', 'the value must be of type object.', { errors: [{ field: '/', code: 'invalid_type', message: 'the value must be of type object.' }] });
+    }
   });
   const tags = ['Auth'];
   const tokenBody = (schema: typeof LoginBody | typeof RefreshBody) => ({

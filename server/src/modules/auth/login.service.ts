@@ -47,8 +47,8 @@ export function createLoginService(deps: LoginDeps) {
      * verify either way), so neither the status, the body nor the time tells them apart.
      */
     async login(username: string, password: string, client: ClientInfo): Promise<TokenResponse> {
-      await assertNotThrottled(username, client.ip);
-      const user = await users.findByEmail(username);
+      // The throttle check and the account lookup are independent round trips: run them together.
+      const [, user] = await Promise.all([assertNotThrottled(username, client.ip), users.findByEmail(username)]);
       const ok = user ? await hasher.verify(user.password_hash, password) : (await hasher.verifyDummy(password), false);
       if (!user || !ok) {
         await Promise.all([attempts.hit(emailKey(username), maxFailures, FAILURE_WINDOW_S), attempts.hit(ipKey(client.ip), ipMax, FAILURE_WINDOW_S)]);
@@ -60,8 +60,7 @@ export function createLoginService(deps: LoginDeps) {
       if (deps.requireEmailVerification && !user.email_verified) {
         throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
       }
-      await attempts.reset(emailKey(username));
-      const tokens = await deps.sessions.start(user.id, client);
+      const [tokens] = await Promise.all([deps.sessions.start(user.id, client), attempts.reset(emailKey(username))]);
       await deps.securityLog.record(user.id, 'sign_in', client);
       return tokens;
     },

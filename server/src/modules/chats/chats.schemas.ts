@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { PageLimit, Timestamp } from '../../http/schemas.js';
 
 export const CHAT_LIMITS = { perAccount: 100_000, messagesPerChat: 10_000, title: 200, content: 32_768 } as const;
 
@@ -40,7 +40,7 @@ export type CreateMessageBody = Static<typeof CreateMessageBody>;
 
 export const ChatListQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    limit: PageLimit,
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
     agent_id: Type.Optional(Type.String({ maxLength: 64 })),
   },

@@ -1,4 +1,5 @@
-import { DAY_MS, decide, drain, type BucketState, type RateLimiter } from './rate-limiter.js';
+import { DAY_MS, decide, drain, type BucketState, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import type { Limits } from './tiers.js';
 
 /** Embedded default: exact within one process (Node runs it on one thread). */
 export function createMemoryRateLimiter(now: () => number = Date.now, maxAccounts = 200_000): RateLimiter {
@@ -10,20 +11,31 @@ export function createMemoryRateLimiter(now: () => number = Date.now, maxAccount
   }, 60_000);
   sweep.unref();
 
-  return {
-    async consume(accountId, limits) {
-      const t = now();
-      const today = Math.floor(t / DAY_MS);
-      const s = state.get(accountId);
-      const level = drain(s ?? null, t, limits.per_minute);
-      const dayUsed = s && s.day === today ? s.dayUsed : 0;
-      const { decision, admitted } = decide({ now: t, level, dayUsed, limits });
-      if (admitted) {
-        if (!s && state.size >= maxAccounts) state.delete(state.keys().next().value as string);
+  function consumeNow(accountId: string, limits: Limits): RateDecision {
+    const t = now();
+    const today = Math.floor(t / DAY_MS);
+    const s = state.get(accountId);
+    const level = drain(s ?? null, t, limits.per_minute);
+    const dayUsed = s && s.day === today ? s.dayUsed : 0;
+    const { decision, admitted } = decide({ now: t, level, dayUsed, limits });
+    if (admitted) {
+      if (s) {
+        // Updated in place: no allocation and no Map write for an account seen before.
+        s.level = level + 1;
+        s.at = t;
+        s.day = today;
+        s.dayUsed = dayUsed + 1;
+      } else {
+        if (state.size >= maxAccounts) state.delete(state.keys().next().value as string);
         state.set(accountId, { level: level + 1, at: t, day: today, dayUsed: dayUsed + 1 });
       }
-      return decision;
-    },
+    }
+    return decision;
+  }
+
+  return {
+    consumeNow,
+    consume: async (accountId, limits) => consumeNow(accountId, limits),
     close: async () => clearInterval(sweep),
   };
 }

@@ -23,6 +23,11 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(accountId: string, limits: Limits): Promise<RateDecision>;
+  /**
+   * The same as `consume`, without a promise, for limiters whose state is in this process (the
+   * memory limiter). Absent on limiters that need a round trip (Redis).
+   */
+  consumeNow?(accountId: string, limits: Limits): RateDecision;
   close(): Promise<void>;
 }
 

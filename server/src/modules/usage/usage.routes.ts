@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { requireAccount } from '../../http/authenticate.js';
 import { AppError } from '../../http/error-catalogue.js';
-import type { AccountCache } from '../accounts/account-cache.js';
 import { isTier, TIERS } from '../limits/tiers.js';
 import type { WindowState } from '../limits/rate-limiter.js';
 
@@ -24,15 +23,15 @@ export const Usage = Type.Object(
 const present = (w: WindowState) => ({ used: w.used, remaining: w.remaining, reset_seconds: w.resetSeconds });
 
 /** The account's budget as the limiter sees it, this request included. */
-export const usageRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountCache }> = async (app, { accounts }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/usage', {
     config: { auth: 'usage:read' },
     schema: { tags: ['Account'], operationId: 'getUsage', summary: 'Rate-limit budget and use of the account', response: { 200: Type.Ref('Usage') } },
-  }, async (request) => {
-    const auth = requireAuth(request);
+  }, (request) => {
+    // The decision and the account the authenticate step produced for this very request.
     const decision = request.rateLimit;
-    const account = await accounts.get(auth.userId);
-    if (!decision || !account) throw new AppError('internal_error', 'usage without an authenticated account');
+    const account = requireAccount(request);
+    if (!decision) throw new AppError('internal_error', 'usage without an authenticated account');
     return {
       tier: isTier(account.tier) ? account.tier : 'free',
       limits: { per_minute: decision.minute.limit, per_day: decision.day.limit },

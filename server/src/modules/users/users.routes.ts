@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { requireAccount, requireAuth } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
 import { Type } from 'typebox';
 import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
@@ -13,10 +13,11 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   const tags = ['Account'];
   const config = { auth: 'session' as const };
 
+  // The account the authenticate step just loaded (the cache requireUser reads): no await.
   app.get('/users/me', {
     config,
     schema: { tags, operationId: 'getMe', summary: 'The signed-in user', response: { 200: Type.Ref('Me') } },
-  }, async (request) => presentMe(await users.requireUser(requireAuth(request).userId)));
+  }, (request) => presentMe(requireAccount(request)));
 
   app.patch('/users/me', {
     config,

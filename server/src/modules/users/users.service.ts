@@ -2,6 +2,7 @@ import { AppError, fieldError } from '../../http/error-catalogue.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { newId } from '../../infra/ids.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { AccountCache } from '../accounts/account-cache.js';
@@ -20,7 +21,16 @@ export function cleanName(name: string, field = '/name'): string {
   return trimmed;
 }
 
+/** Wrong current passwords per account in this window, the same budget as failed logins. */
+const PASSWORD_CHECK_WINDOW_S = 15 * 60;
+
 export interface UsersServiceDeps {
+  /**
+   * Counts wrong current passwords (password change, account deletion) per account: whoever holds
+   * a stolen access token must not be able to guess the password at the account's request rate.
+   */
+  attempts: AttemptLimiter;
+  maxFailures: number;
   users: UsersRepository;
   sessions: SessionsService;
   apiKeys: ApiKeysService;
@@ -49,9 +59,19 @@ export function createUsersService(deps: UsersServiceDeps) {
   }
 
   async function checkPassword(user: UserRow, password: string, field: string): Promise<void> {
+    const key = `password-check-fail:user:${user.id}`;
+    const budget = await deps.attempts.peek(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
+    if (!budget.allowed) {
+      throw new AppError('too_many_attempts', 'Too many wrong passwords; try again later.', {
+        headers: { 'Retry-After': String(budget.retryAfterSeconds) },
+        retry_after: budget.retryAfterSeconds,
+      });
+    }
     if (!(await hasher.verify(user.password_hash, password))) {
+      await deps.attempts.hit(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
       throw fieldError(field, 'incorrect_password', 'The password is not correct.');
     }
+    await deps.attempts.reset(key);
   }
 
   return {

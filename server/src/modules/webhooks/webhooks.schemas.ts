@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { PageLimit, Timestamp } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 
 export const WEBHOOK_LIMITS = { perAccount: 20, url: 2048, description: 500, events: 20 } as const;
@@ -81,7 +81,7 @@ export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
 export const DeliveryListQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    limit: PageLimit,
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
   },

@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, type TestApp } from '../harness.js';
+
+// A stolen access token must not let its holder guess the password at the account's request rate:
+// wrong current passwords (password change, account deletion) count like failed logins.
+describe('guessing the current password with a stolen access token', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { LOGIN_MAX_FAILURES: '3' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('is cut off after LOGIN_MAX_FAILURES wrong guesses across both endpoints, even for the right password, until the window passes', async () => {
+    const user = await t.signUp();
+    const headers = bearer(user.tokens.access_token);
+    const change = (current: string) => t.request({ method: 'POST', url: '/v1/users/me/password', headers, payload: { current_password: current, new_password: 'Brand-New-Secret-77' } });
+    expect((await change('Wrong-Guess-0001')).statusCode).toBe(400);
+    expect((await change('Wrong-Guess-0002')).statusCode).toBe(400);
+    const deletion = await t.request({ method: 'DELETE', url: '/v1/users/me', headers, payload: { password: 'Wrong-Guess-0003' } });
+    expect(deletion.statusCode).toBe(400);
+
+    const blocked = await change(user.password);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().code).toBe('too_many_attempts');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    const stillThere = await t.request({ method: 'DELETE', url: '/v1/users/me', headers, payload: { password: user.password } });
+    expect(stillThere.statusCode).toBe(429);
+
+    t.clock.advance(16 * 60_000); // past the window (and the access token's 15 minutes: log in again)
+    const fresh = await t.login(user.email, user.password);
+    const ok = await t.request({ method: 'POST', url: '/v1/users/me/password', headers: bearer(fresh.access_token), payload: { current_password: user.password, new_password: 'Brand-New-Secret-77' } });
+    expect(ok.statusCode, ok.body).toBe(204);
+  });
+});
