@@ -31,13 +31,16 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
   return value;
 }
 
-/** A throwaway PostgreSQL database next to DATABASE_URL's, for suites whose servers share one. */
-export async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+/**
+ * A throwaway PostgreSQL database next to `adminUrl`'s (DATABASE_URL by default), for suites whose
+ * servers share one. `prefix` names the suite, so a leftover database says where it came from.
+ */
+export async function scratchPostgres(adminUrl = process.env.DATABASE_URL!, prefix = 'gatehouse_hooks'): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const name = `gatehouse_hooks_${randomBytes(4).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   await admin.query(`create database ${name}`);
-  const url = new URL(process.env.DATABASE_URL!);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { ContractClient } from './contract-client.js';
+import type { Stack } from './stack.js';
+
+/**
+ * What every journey gets: the running stack and a client bound to the proxies. Journeys are
+ * defined before beforeAll has started the stack, so they receive a getter.
+ */
+export interface Context {
+  stack: Stack;
+  api: ContractClient;
+  /** PostgreSQL: concurrent requests really interleave in the server (see coverage.ts). */
+  postgres: boolean;
+  /** One admin for the whole run (see signUpAdmin), made on first use. */
+  admin(): Promise<Actor>;
+}
+export type GetContext = () => Context;
+
+export const PASSWORD = 'Vivid-Otter-Quarry-42';
+export const NEW_PASSWORD = 'Amber-Lantern-Harbour-77';
+
+/** An address in 198.18.0.0/15 (benchmarking range): per-IP buckets in a shared Redis are this run's own. */
+export function randomIp(): string {
+  const [a, b] = randomBytes(2);
+  return `198.${18 + (a! & 1)}.${b}.${1 + (randomBytes(1)[0]! % 254)}`;
+}
+
+let counter = 0;
+export function uniqueEmail(tag: string): string {
+  return `conf-${tag}-${++counter}.${randomBytes(4).toString('hex')}@example.com`;
+}
+
+export interface Actor {
+  /** A client with the actor's own address. */
+  api: ContractClient;
+  id: string;
+  email: string;
+  password: string;
+  access: string;
+  refresh: string;
+}
+
+/** Registers and logs in a fresh account through the strict proxy. */
+export async function signUp(api: ContractClient, tag: string): Promise<Actor> {
+  const client = api.from(randomIp());
+  const email = uniqueEmail(tag);
+  const user = await client.call('register', { json: { email, password: PASSWORD, name: `Conformance ${tag}` } }, 201);
+  const tokens = await client.call('login', { json: { username: email, password: PASSWORD } }, 200);
+  return { api: client, id: user.body.id, email, password: PASSWORD, access: tokens.body.access_token, refresh: tokens.body.refresh_token };
+}
+
+/**
+ * An admin on the `pro` tier: its access token reaches every protected operation, and the sweeps
+ * spend more than a free account's 100 requests a minute. The role is granted with the CLI before
+ * the first authenticated request, so no instance has the account cached yet.
+ */
+export async function signUpAdmin(stack: Stack, api: ContractClient): Promise<Actor> {
+  const client = api.from(randomIp());
+  const email = uniqueEmail('admin');
+  const user = await client.call('register', { json: { email, password: PASSWORD, name: 'Conformance admin' } }, 201);
+  const granted = await stack.cli(['users', 'grant-admin', email]);
+  if (granted.code !== 0) throw new Error(`grant-admin failed: ${granted.output}`);
+  const tokens = await client.call('login', { json: { username: email, password: PASSWORD } }, 200);
+  await client.call('adminUpdateUser', { token: tokens.body.access_token, path: { id: user.body.id }, json: { tier: 'pro' } }, 200);
+  return { api: client, id: user.body.id, email, password: PASSWORD, access: tokens.body.access_token, refresh: tokens.body.refresh_token };
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { signUp, type GetContext } from '../context.js';
+
+/** The admin API: find users, change tier and limits, disable an account. */
+export function adminJourney(ctx: GetContext): void {
+  describe('admin', () => {
+    it('finds a user by email, changes tier and limits, disables and re-enables the account', async () => {
+      const admin = await ctx().admin();
+      const user = await signUp(ctx().api, 'managed');
+      const found = await admin.api.call('adminListUsers', { token: admin.access, query: { email: user.email.toUpperCase() } }, 200);
+      expect(found.body.data.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      const page1 = await admin.api.call('adminListUsers', { token: admin.access, query: { limit: 1 } }, 200);
+      await admin.api.call('adminListUsers', { token: admin.access, query: { limit: 1, cursor: page1.body.next_cursor } }, 200);
+
+      const hobby = await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'hobby' } }, 200);
+      expect(hobby.body).toMatchObject({ tier: 'hobby', custom_limits: null });
+      const custom = await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'enterprise', limits: { per_minute: 5000, per_day: 500_000 } } }, 200);
+      expect(custom.body.limits).toEqual({ per_minute: 5000, per_day: 500_000 });
+
+      // Disabling signs the account out everywhere (401); its API keys and logins get 403 account_disabled.
+      const key = (await user.api.call('createApiKey', { token: user.access, json: { name: 'bot' } }, 201)).body.key;
+      await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { disabled: true } }, 200);
+      await user.api.call('getMe', { token: user.access }, 401);
+      expect((await user.api.call('getUsage', { token: key }, 403)).body.code).toBe('account_disabled');
+      const login = { json: { username: user.email, password: user.password } };
+      expect((await user.api.call('login', login, 403)).body.code).toBe('account_disabled');
+      await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { disabled: false, limits: null } }, 200);
+      const back = await user.api.call('login', login, 200);
+      expect((await user.api.call('getMe', { token: back.body.access_token }, 200)).body.tier).toBe('enterprise');
+
+      await admin.api.callInvalid('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'gold' } }, 400);
+      await admin.api.callInvalid('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: {} }, 400);
+      const badCursor = await admin.api.call('adminListUsers', { token: admin.access, query: { cursor: 'nope' } }, 400);
+      expect(badCursor.body.code).toBe('validation_failed');
+    });
+  });
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import type { GetContext } from '../context.js';
+
+/** The public operations outside the account model: health, readiness, metrics, signing keys. */
+export function operationsJourney(ctx: GetContext): void {
+  describe('operations and keys', () => {
+    it('answers healthz, readyz, metrics and the JWKS as documented', async () => {
+      const { api } = ctx();
+      expect((await api.call('healthz', {}, 200)).body).toEqual({ status: 'ok' });
+      expect((await api.call('readyz', {}, 200)).body.status).toBe('ok');
+      expect((await api.call('metrics', {}, 200)).body).toMatch(/^# HELP /m);
+      const jwks = await api.call('getJwks', {}, 200);
+      expect(jwks.body.keys.length).toBeGreaterThan(0);
+      expect(jwks.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
+    });
+  });
+}

@@ -1,0 +1,76 @@
+import { newId, type IdKind } from '../../../src/infra/ids.js';
+import type { SpecOperation } from '../spec.js';
+
+/**
+ * What each protected operation requires (API.md §3). The document only says "bearerAuth", so the
+ * table is the test's own statement of the contract; the sweeps check it covers exactly the
+ * protected operations of the document, so a new route has to be added here.
+ */
+export type Requirement = 'session' | 'admin' | `${'agents' | 'chats' | 'webhooks'}:${'read' | 'write'}` | 'usage:read';
+
+export const REQUIREMENTS: Record<string, Requirement> = {
+  logout: 'session',
+  resendVerification: 'session',
+  getMe: 'session',
+  updateMe: 'session',
+  deleteMe: 'session',
+  changePassword: 'session',
+  listSecurityEvents: 'session',
+  listSessions: 'session',
+  revokeSession: 'session',
+  createApiKey: 'session',
+  listApiKeys: 'session',
+  getApiKey: 'session',
+  revokeApiKey: 'session',
+  getUsage: 'usage:read',
+  adminListUsers: 'admin',
+  adminUpdateUser: 'admin',
+  createAgent: 'agents:write',
+  listAgents: 'agents:read',
+  getAgent: 'agents:read',
+  updateAgent: 'agents:write',
+  deleteAgent: 'agents:write',
+  createChat: 'chats:write',
+  listChats: 'chats:read',
+  getChat: 'chats:read',
+  deleteChat: 'chats:write',
+  createMessage: 'chats:write',
+  listMessages: 'chats:read',
+  createWebhook: 'webhooks:write',
+  listWebhooks: 'webhooks:read',
+  getWebhook: 'webhooks:read',
+  updateWebhook: 'webhooks:write',
+  deleteWebhook: 'webhooks:write',
+  testWebhook: 'webhooks:write',
+  listWebhookDeliveries: 'webhooks:read',
+};
+
+/** Which id kind a path's {id} is, from the collection it sits in. */
+const ID_KINDS: [RegExp, IdKind][] = [
+  [/^\/v1\/sessions\//, 'session'],
+  [/^\/v1\/api-keys\//, 'apiKey'],
+  [/^\/v1\/admin\/users\//, 'user'],
+  [/^\/v1\/agents\//, 'agent'],
+  [/^\/v1\/chats\//, 'chat'],
+  [/^\/v1\/webhooks\//, 'webhook'],
+];
+
+/** A well-formed id of the right kind that names nothing (fresh), for every path parameter. */
+export function unknownIds(op: SpecOperation): Record<string, string> {
+  if (!op.path.includes('{id}')) return {};
+  const kind = ID_KINDS.find(([pattern]) => pattern.test(op.path))?.[1];
+  if (!kind) throw new Error(`${op.operationId}: no id kind for ${op.path}; add it to ID_KINDS`);
+  return { id: newId(kind) };
+}
+
+/** A body the document and the server accept, for operations that need one to get past validation. */
+export const VALID_BODIES: Record<string, unknown> = {
+  updateAgent: { name: 'Renamed' },
+  updateWebhook: { description: 'Renamed' },
+  createMessage: { role: 'user', content: 'Hello' },
+  adminUpdateUser: { tier: 'hobby' },
+};
+
+export function secured(ops: Iterable<SpecOperation>): SpecOperation[] {
+  return [...ops].filter((op) => op.secured);
+}

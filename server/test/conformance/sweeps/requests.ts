@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Call, ContractClient } from '../contract-client.js';
+import { randomIp, type GetContext } from '../context.js';
+import type { SpecOperation } from '../spec.js';
+import { unknownIds, VALID_BODIES } from './operations.js';
+
+/** Just over the server's default MAX_BODY_BYTES (1 MiB). */
+const OVERSIZED = JSON.stringify({ padding: 'x'.repeat(1_100_000) });
+/** The server reads a body on these methods even when the route declares none. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Every operation of the document with a body, a list or an id, driven generically with the
+ * request mistakes a client makes. Protected operations use the admin's token (it reaches them
+ * all, and none of these requests gets as far as the handler); public ones a fresh address each,
+ * so the per-address limits stay out of the way.
+ */
+export function requestSweeps(ctx: GetContext): void {
+  describe('every operation: request mistakes get the documented problem', () => {
+    async function sweep(ops: SpecOperation[], call: (op: SpecOperation) => Call, status: number, code: string): Promise<void> {
+      expect(ops.length).toBeGreaterThan(0);
+      for (const op of ops) {
+        let client: ContractClient = ctx().api.from(randomIp());
+        let token: string | undefined;
+        if (op.secured) {
+          const admin = await ctx().admin();
+          client = admin.api;
+          token = admin.access;
+        }
+        const answer = await client.callInvalid(op.operationId, { token, path: unknownIds(op), ...call(op) }, status);
+        expect(answer.body.code, op.operationId).toBe(code);
+      }
+    }
+    const ops = () => ctx().api.operations();
+    const readingBody = () => ops().filter((op) => BODY_METHODS.has(op.method));
+
+    it('an unknown body field: 400 validation_failed', () =>
+      sweep(ops().filter((op) => op.hasBody), () => ({ json: { not_a_field: true } }), 400, 'validation_failed'));
+
+    it('an empty body sent as JSON: 400 malformed_json', () =>
+      sweep(readingBody(), () => ({ raw: { contentType: 'application/json', body: '' } }), 400, 'malformed_json'));
+
+    it('a body that is not JSON: 415 unsupported_media_type', () =>
+      sweep(readingBody(), () => ({ raw: { contentType: 'text/plain', body: 'hello' } }), 415, 'unsupported_media_type'));
+
+    it('a body over the limit: 413 payload_too_large', () =>
+      sweep(readingBody(), () => ({ raw: { contentType: 'application/json', body: OVERSIZED } }), 413, 'payload_too_large'));
+
+    it('a path parameter with broken percent-encoding: 400 invalid_request', () =>
+      sweep(ops().filter((op) => op.path.includes('{id}')), () => ({ path: { id: 'abc%ZZ' }, pathEncoded: true }), 400, 'invalid_request'));
+
+    it('a page size out of range: 400 validation_failed', async () => {
+      const lists = ops().filter((op) => op.queryParams.includes('limit'));
+      // The query is validated before the handler looks the id up, so even an unknown id gets 400.
+      await sweep(lists, () => ({ query: { limit: 0 } }), 400, 'validation_failed');
+      await sweep(lists, () => ({ query: { limit: 101 } }), 400, 'validation_failed');
+    });
+
+    it('an id that names nothing, or is not an id at all: 404 not_found', async () => {
+      const admin = await ctx().admin();
+      for (const op of ops().filter((o) => o.path.includes('{id}'))) {
+        for (const path of [unknownIds(op), { id: 'not-an-id' }]) {
+          const json = VALID_BODIES[op.operationId];
+          // A valid request (strict proxy): the document allows it, and documents the 404.
+          const answer = await admin.api.call(op.operationId, { token: admin.access, path, ...(json !== undefined ? { json } : {}) }, 404);
+          expect(answer.body.code, `${op.operationId} ${path.id}`).toBe('not_found');
+        }
+      }
+    });
+  });
+}

@@ -1,0 +1,104 @@
+import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
+
+/**
+ * One app and one account for a fuzz file, with a live resource of every kind so path
+ * parameters sometimes name something that exists (and mutated bodies reach the handlers).
+ * The owner is an admin with a budget no fuzz run can exhaust: a 429 would hide every other
+ * answer. Requests that succeed can delete fixtures or revoke credentials (logout, DELETE
+ * /sessions/{id}…), so `repair()` puts the world back; it uses its own client address so the
+ * fuzzer's failed logins never lock it out.
+ */
+export const WORLD_ADDRESS = '10.200.0.1';
+const PUBLIC_WEBHOOK_URL = 'https://93.184.215.14/fuzz-hook'; // an IP literal: no DNS needed, passes the SSRF guard
+
+export interface FuzzWorld {
+  t: TestApp;
+  ownerId: string;
+  accessToken(): string;
+  apiKey(): string;
+  /** Live ids by the path segment that names their collection: agents, chats, webhooks, api-keys, sessions, users. */
+  liveIds(): Readonly<Record<string, string>>;
+  /** Re-creates whatever a successful fuzz request deleted or revoked. */
+  repair(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function expectStatus(res: { statusCode: number; body: string }, status: number, what: string): void {
+  if (res.statusCode !== status) throw new Error(`fuzz world: ${what} answered ${res.statusCode} ${res.body.slice(0, 300)}`);
+}
+
+export async function createFuzzWorld(env: Record<string, string> = {}): Promise<FuzzWorld> {
+  const t = await createTestApp({ env });
+  const owner = await t.register({ password: STRONG_PASSWORD, name: 'Fuzz Owner' });
+  const victim = await t.register({ name: 'Admin Target' });
+  await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', owner.id).execute();
+  let token = '';
+  let key = '';
+  const ids: Record<string, string> = { users: victim.id };
+
+  const login = async () => {
+    const res = await t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: WORLD_ADDRESS, payload: { username: owner.email, password: owner.password } });
+    expectStatus(res, 200, 'logging in the owner');
+    return res.json().access_token as string;
+  };
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, credential = token) =>
+    t.request({ method, url, headers: bearer(credential), remoteAddress: WORLD_ADDRESS, ...(payload ? { payload } : {}) });
+  const exists = async (url: string, credential = token) => (await call('GET', url, undefined, credential)).statusCode === 200;
+
+  /** Creates the fixture in `slot` when it is missing (deleted by a fuzzed request). */
+  async function ensure(slot: string, url: string, create: () => Promise<string>): Promise<void> {
+    if (!ids[slot] || !(await exists(`${url}/${ids[slot]}`))) ids[slot] = await create();
+  }
+  const created = async (res: Promise<{ statusCode: number; body: string; json(): { id: string } }>, what: string) => {
+    const answer = await res;
+    expectStatus(answer, 201, what);
+    return answer.json().id;
+  };
+
+  async function repairCredentials(): Promise<void> {
+    if (!token || !(await exists('/v1/users/me'))) token = await login();
+    // An admin PATCH on the owner could disable it or shrink its budget; put both back.
+    const limits = await call('PATCH', `/v1/admin/users/${owner.id}`, { disabled: false, tier: 'enterprise', limits: { per_minute: 10_000_000, per_day: 1_000_000_000 } });
+    expectStatus(limits, 200, 'raising the owner limits');
+    if (!key || !(await exists('/v1/usage', key))) {
+      const res = await call('POST', '/v1/api-keys', { name: 'fuzz key' });
+      expectStatus(res, 201, 'creating an API key');
+      key = res.json().key;
+    }
+  }
+
+  async function repairFixtures(): Promise<void> {
+    await ensure('api-keys', '/v1/api-keys', () => created(call('POST', '/v1/api-keys', { name: 'fuzz target key' }), 'creating a target API key'));
+    await ensure('agents', '/v1/agents', () => created(call('POST', '/v1/agents', { name: 'Fuzz agent', model: 'gpt-4o' }), 'creating an agent'));
+    await ensure('chats', '/v1/chats', async () => {
+      const id = await created(call('POST', '/v1/chats', { agent_id: ids.agents, title: 'Fuzz chat' }), 'creating a chat');
+      expectStatus(await call('POST', `/v1/chats/${id}/messages`, { role: 'user', content: 'hello' }), 201, 'posting a message');
+      return id;
+    });
+    await ensure('webhooks', '/v1/webhooks', () => created(call('POST', '/v1/webhooks', { url: PUBLIC_WEBHOOK_URL, events: ['*'] }), 'creating a webhook'));
+    // A second session, so DELETE /sessions/{id} can hit one that is not ours.
+    const otherSession = async () => ((await call('GET', '/v1/sessions?limit=100')).json().data as Array<{ id: string; current: boolean }>).find((s) => !s.current)?.id;
+    let other = await otherSession();
+    if (!other) {
+      await login();
+      other = await otherSession();
+    }
+    ids.sessions = other!;
+  }
+
+  async function repair(): Promise<void> {
+    await repairCredentials();
+    await repairFixtures();
+  }
+
+  await repair();
+  return {
+    t,
+    ownerId: owner.id,
+    accessToken: () => token,
+    apiKey: () => key,
+    liveIds: () => ids,
+    repair,
+    close: () => t.close(),
+  };
+}
