@@ -1,59 +1,73 @@
 #!/usr/bin/env node
-// Gatehouse throughput against a bare Fastify hello-world, embedded and on PostgreSQL + Redis.
+// Gatehouse's benchmark (issue 7): its ceiling (bare Fastify), its routes embedded and on
+// PostgreSQL + Redis, the peer (Better Auth), logins, and cost growth, in one table of ratios.
 // Every server is its own child process; autocannon runs here, on loopback only. See README.md.
-import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connectRedisProbe, newDeployment, prepareAccount, serverRequire, serviceVersions, startGatehouse, teardown } from './lib/gatehouse.js';
+import { betterAuthVersions } from './lib/better-auth.js';
+import { cleanupAll } from './lib/cleanup.js';
+import { runGrowth } from './lib/parts/growth.js';
+import { runLogin } from './lib/parts/login.js';
+import { FLOOR_TARGETS, GATEHOUSE_TARGETS, GOALS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
+import { stopAll } from './lib/processes.js';
 import { summarizeProfile } from './lib/profile.js';
-import { cpuTimeUs, freePort, startProcess, stopProcess, waitUntilServing } from './lib/processes.js';
-import { goalSummary, markdownTable, summarize } from './lib/report.js';
+import { goalLines } from './lib/report.js';
+import { connectRedisProbe, serverRequire, serviceVersions } from './lib/services.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TARGETS = {
-  healthz: { label: 'GET /healthz (no auth)', path: '/healthz', credential: null },
-  'me-token': { label: 'GET /v1/users/me, access token', path: '/v1/users/me', credential: 'token', authenticated: true },
-  'usage-token': { label: 'GET /v1/usage, access token', path: '/v1/usage', credential: 'token', authenticated: true },
-  'usage-key': { label: 'GET /v1/usage, API key', path: '/v1/usage', credential: 'key', authenticated: true },
-};
-/** The issue's goals: authenticated routes reach this share of bare Fastify's throughput. */
-const GOALS = { embedded: 0.7, redis: 0.5 };
-const MODE_NAMES = { embedded: 'embedded', redis: 'PG + Redis' };
+const PARTS = { throughput: runThroughput, login: runLogin, growth: runGrowth };
+const ALL_TARGETS = [...Object.keys(FLOOR_TARGETS), ...Object.keys(GATEHOUSE_TARGETS), ...Object.keys(PEER_TARGETS)];
 
 const HELP = `Usage: npm run bench [-- options]
 
-  --rounds N        measured rounds per target (default 5), interleaved across targets
-  --duration S      seconds per round (default 5)
-  --warmup S        seconds of warm-up per target before the rounds (default 3)
-  --connections N   concurrent connections (default 100)
-  --modes LIST      embedded,redis (default both)
-  --targets LIST    ${Object.keys(TARGETS).join(',')} (default all)
-  --profile         run the Gatehouse servers under node --cpu-prof and summarise the profiles
-                    (numbers measured this way are slowed by the profiler)
-  --json FILE       also write the raw rounds and the summary as JSON
-  --timeout S       give up (and clean up) after this many seconds (default 900)
-  --server-root DIR measure the server in DIR/server instead of this checkout's (e.g. an
-                    extracted commit); its node_modules must resolve
-  --compare DIR     also measure the server in DIR/server, side by side in the same rounds
-                    (rows tagged [basename of DIR]): a change against its base, same noise`;
+  --parts LIST        ${Object.keys(PARTS).join(',')} (default all)
+                        throughput: bare Fastify, Gatehouse's routes, Better Auth, same rounds
+                        login:      POST /v1/auth/login vs raw argon2; GET p99 during logins
+                        growth:     GET /v1/agents among 1,000 vs 1,000,000 agents
+  --rounds N          measured rounds per target (default 5), interleaved across targets
+  --duration S        seconds per round (default 5)
+  --warmup S          seconds of warm-up per target before the rounds (default 3)
+  --connections N     concurrent connections of the throughput loads (default 100)
+  --modes LIST        embedded,redis (default both)
+  --targets LIST      ${ALL_TARGETS.join(',')} (default all)
+  --login-connections N   logins in flight for login throughput and the storm (default 4)
+  --storm-rate N      fixed rate of the GETs measured alone and during logins (default 500 req/s)
+  --storm-connections N   connections for those GETs (default 50: enough to hold the rate when answers slow down)
+  --growth-agents N   agents in the large database (default 1000000)
+  --growth-accounts N accounts in the large database (default 100000)
+  --growth-modes LIST modes of the growth part (default: --modes)
+  --profile           run the throughput part's Gatehouse servers under node --cpu-prof and
+                      summarise the profiles (numbers measured this way are slowed by the profiler)
+  --json FILE         also write the raw rounds and the summaries as JSON
+  --timeout S         give up (and clean up) after this many seconds (default 3600)
+  --server-root DIR   measure the server in DIR/server instead of this checkout's (e.g. an
+                      extracted commit); its node_modules must resolve
+  --compare DIR       throughput part: also measure the server in DIR/server, side by side in the
+                      same rounds (rows tagged [basename of DIR]): a change against its base`;
 
 const { values: opts } = parseArgs({
   options: {
+    parts: { type: 'string', default: Object.keys(PARTS).join(',') },
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '100' },
     modes: { type: 'string', default: 'embedded,redis' },
-    targets: { type: 'string', default: Object.keys(TARGETS).join(',') },
+    targets: { type: 'string', default: ALL_TARGETS.join(',') },
+    'login-connections': { type: 'string', default: '4' },
+    'storm-rate': { type: 'string', default: '500' },
+    'storm-connections': { type: 'string', default: '50' },
+    'growth-agents': { type: 'string', default: '1000000' },
+    'growth-accounts': { type: 'string', default: '100000' },
+    'growth-modes': { type: 'string' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
-    timeout: { type: 'string', default: '900' },
+    timeout: { type: 'string', default: '3600' },
     'server-root': { type: 'string' },
     compare: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -63,67 +77,35 @@ if (opts.help) {
   console.log(HELP);
   process.exit(0);
 }
-const rounds = Number(opts.rounds);
-const duration = Number(opts.duration);
-const warmup = Number(opts.warmup);
-const connections = Number(opts.connections);
-const modes = opts.modes.split(',').filter(Boolean);
-const targetIds = opts.targets.split(',').filter(Boolean);
-for (const m of modes) if (!GOALS[m]) throw new Error(`unknown mode ${m}`);
-for (const t of targetIds) if (!TARGETS[t]) throw new Error(`unknown target ${t}`);
+const list = (value) => value.split(',').filter(Boolean);
+const parts = list(opts.parts);
+const modes = list(opts.modes);
+const growthModes = list(opts['growth-modes'] ?? opts.modes);
+const targetIds = list(opts.targets);
+for (const p of parts) if (!PARTS[p]) throw new Error(`unknown part ${p}`);
+for (const m of [...modes, ...growthModes]) if (!GOALS[m]) throw new Error(`unknown mode ${m}`);
+for (const t of targetIds) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
+const growthAgents = Number(opts['growth-agents']);
+const growthAccounts = Number(opts['growth-accounts']);
+if (!(growthAgents > 1_000 && growthAccounts > 100 && growthAgents >= growthAccounts)) throw new Error('--growth-agents must exceed 1,000 and --growth-accounts 100, with at least one agent per account');
 
 const SERVER_ROOT = opts['server-root'] ? resolve(opts['server-root']) : ROOT;
 const COMPARE_ROOT = opts.compare ? resolve(opts.compare) : null;
+const usesRedis = (parts.some((p) => p !== 'growth') && modes.includes('redis')) || (parts.includes('growth') && growthModes.includes('redis'));
 const log = (line) => console.error(line);
-let hello = null;
-const deployments = [];
-let cleaning = null;
 let redisProbe = null;
 
-function cleanup() {
-  cleaning ??= (async () => {
-    redisProbe?.close();
-    if (hello) await stopProcess(hello);
-    for (const d of deployments) {
-      const problems = await teardown(d, d.root);
-      for (const p of problems) log(`bench: cleanup of ${d.mode} left something behind: ${p}`);
-    }
-  })();
-  return cleaning;
-}
-// Never outlive the bound, and never leave a server or a database behind.
+// Never outlive the bound, and never leave a server, a database or a temp dir behind.
+const cleanup = async () => {
+  redisProbe?.close();
+  await stopAll(); // every server and command first, so nothing writes to what is removed next
+  await cleanupAll();
+};
 const watchdog = setTimeout(() => {
   log(`bench: gave up after --timeout ${opts.timeout} s`);
   void cleanup().finally(() => process.exit(1));
 }, Number(opts.timeout) * 1000);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void cleanup().finally(() => process.exit(130)));
-
-/** Requests each server process answered under load, to express profiles per request. */
-const served = new Map();
-
-/**
- * One load of `seconds` on one target. Besides throughput and latency it measures the CPU the
- * server process (and Redis, in that mode) spent per request: on a shared machine throughput
- * moves with everyone else's work, CPU per request much less.
- */
-async function load(target, seconds) {
-  const cpuBefore = cpuTimeUs(target.process.pid);
-  const redisBefore = target.redis ? await redisProbe.cpuTimeUs() : null;
-  const result = await autocannon({ url: target.url, connections, duration: seconds, headers: target.headers, pipelining: 1 });
-  const cpuAfter = cpuTimeUs(target.process.pid);
-  const redisAfter = target.redis ? await redisProbe.cpuTimeUs() : null;
-  if (result.non2xx || result.errors || result.timeouts) {
-    throw new Error(`FAILED: ${target.mode} ${target.label}: ${result.non2xx} non-2xx answers ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors, ${result.timeouts} timeouts`);
-  }
-  served.set(target.process, (served.get(target.process) ?? 0) + result.requests.total);
-  if (target.process.child.exitCode !== null) throw new Error(`FAILED: ${target.process.name} exited:\n${target.process.output()}`);
-  const perRequest = (before, after) => (before === null || after === null ? null : (after - before) / result.requests.total);
-  return {
-    rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, requests: result['2xx'], seconds: result.duration,
-    bytesPerResponse: result.throughput.total / result.requests.total,
-    cpuUs: perRequest(cpuBefore, cpuAfter), redisCpuUs: target.redis ? perRequest(redisBefore, redisAfter) : null,
-  };
-}
 
 /** Which server was measured: its directory, and its commit when it is a git checkout. */
 function describeServer(root) {
@@ -139,106 +121,98 @@ function describeServer(root) {
 
 async function machine() {
   const require = createRequire(import.meta.url);
+  const ba = betterAuthVersions();
   return {
     cpus: availableParallelism(),
     cpu: cpus()[0]?.model ?? 'unknown',
     node: process.version,
     fastify: serverRequire(SERVER_ROOT)('fastify/package.json').version,
+    argon2: serverRequire(SERVER_ROOT)('@node-rs/argon2/package.json').version,
+    betterAuth: `${ba.betterAuth} (api-key plugin ${ba.apiKeyPlugin})`,
     server: describeServer(SERVER_ROOT) + (COMPARE_ROOT ? `; compared with ${describeServer(COMPARE_ROOT)}` : ''),
     autocannon: require('autocannon/package.json').version,
-    ...(modes.includes('redis') ? await serviceVersions(SERVER_ROOT) : {}),
+    ...(usesRedis ? await serviceVersions(SERVER_ROOT) : {}),
     loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
   };
 }
 
+const describe = (info) => `${info.cpus} CPUs (${info.cpu}), Node ${info.node}, fastify ${info.fastify}, @node-rs/argon2 ${info.argon2}, ` +
+  `better-auth ${info.betterAuth}, autocannon ${info.autocannon}${info.postgresql ? `, PostgreSQL ${info.postgresql}, Redis ${info.redis}` : ''}`;
+
 async function main() {
   const info = await machine();
-  log(`bench: ${info.cpus} CPUs (${info.cpu}), Node ${info.node}, fastify ${info.fastify}, autocannon ${info.autocannon}` +
-    `${info.postgresql ? `, PostgreSQL ${info.postgresql}, Redis ${info.redis}` : ''}; load average ${info.loadBefore}`);
+  const schedule = { rounds: Number(opts.rounds), duration: Number(opts.duration), warmup: Number(opts.warmup) };
+  log(`bench: ${describe(info)}; load average ${info.loadBefore}`);
   log(`bench: server ${info.server}`);
-  log(`bench: ${connections} connections, ${warmup} s warm-up, ${rounds} rounds × ${duration} s per target, interleaved`);
-  const profileRoot = opts.profile ? join(ROOT, 'bench', 'profiles', new Date().toISOString().replace(/[:.]/g, '-')) : null;
+  log(`bench: parts ${parts.join(', ')}; ${schedule.warmup} s warm-up, ${schedule.rounds} rounds × ${schedule.duration} s per target, interleaved`);
+  if (usesRedis) redisProbe = await connectRedisProbe(SERVER_ROOT);
+  const ctx = {
+    repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe,
+    connections: Number(opts.connections),
+    loginConnections: Number(opts['login-connections']),
+    stormRate: Number(opts['storm-rate']),
+    stormConnections: Number(opts['storm-connections']),
+    growthAgents, growthAccounts,
+    servers: [{ root: SERVER_ROOT, tag: '' }, ...(COMPARE_ROOT ? [{ root: COMPARE_ROOT, tag: ` [${basename(COMPARE_ROOT)}]` }] : [])],
+    profileRoot: opts.profile ? join(ROOT, 'bench', 'profiles', new Date().toISOString().replace(/[:.]/g, '-')) : null,
+    served: new Map(),
+  };
+  if (ctx.profileRoot) await mkdir(ctx.profileRoot, { recursive: true });
 
-  const port = await freePort();
-  let helloArgs = ['bench/hello-server.js'];
-  if (profileRoot) {
-    await mkdir(join(profileRoot, 'hello'), { recursive: true });
-    helloArgs = ['--cpu-prof', `--cpu-prof-dir=${join(profileRoot, 'hello')}`, ...helloArgs];
+  const outcomes = {};
+  for (const part of parts) {
+    const started = Date.now();
+    log(`bench: == ${part} ==`);
+    // Each part gets its own copy of the context, since parts keep their own resources on it.
+    const outcome = await PARTS[part]({ ...ctx, servers: part === 'throughput' ? ctx.servers : ctx.servers.slice(0, 1) });
+    await outcome.release(); // free the machine (servers, databases) before the next part
+    outcome.seconds = (Date.now() - started) / 1000;
+    outcomes[part] = outcome;
   }
-  hello = startProcess('bare fastify', helloArgs, { PORT: String(port), HOST: '127.0.0.1' }, ROOT);
-  await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
-  const targets = [{ id: 'hello', mode: '—', label: 'bare Fastify hello-world', url: `http://127.0.0.1:${port}/`, headers: {}, process: hello }];
-
-  if (modes.includes('redis')) redisProbe = await connectRedisProbe(SERVER_ROOT);
-  // With --compare, every mode runs twice, side by side: this server and the other one.
-  const servers = [{ root: SERVER_ROOT, tag: '' }, ...(COMPARE_ROOT ? [{ root: COMPARE_ROOT, tag: ` [${basename(COMPARE_ROOT)}]` }] : [])];
-  for (const { root, tag } of servers) {
-    for (const mode of modes) {
-      const name = `${MODE_NAMES[mode]}${tag}`;
-      const profileDir = profileRoot ? join(profileRoot, `${mode}${tag ? `-${basename(root)}` : ''}`) : undefined;
-      if (profileDir) await mkdir(profileDir, { recursive: true });
-      const started = Date.now();
-      // Pushed before setup so a failed start is still cleaned up.
-      const deployment = newDeployment(mode, root);
-      deployments.push(deployment);
-      deployment.profileKey = profileDir ? basename(profileDir) : mode;
-      await startGatehouse(deployment, { root, profileDir });
-      const credentials = await prepareAccount(deployment, root);
-      log(`bench: ${name} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (account ${credentials.email}, ${credentials.userId}, enterprise)`);
-      for (const id of targetIds) {
-        const t = TARGETS[id];
-        const secret = t.credential ? credentials[t.credential] : null;
-        targets.push({
-          id: `${mode}${tag}:${id}`, mode: name, label: t.label, url: deployment.base + t.path,
-          headers: secret ? { authorization: `Bearer ${secret}` } : {},
-          goal: t.authenticated ? GOALS[mode] : undefined, process: deployment.server, redis: mode === 'redis',
-        });
-      }
-    }
-  }
-
-  const window = [Number(process.hrtime.bigint() / 1000n)];
-  for (const t of targets) {
-    await load(t, warmup);
-    log(`bench: warmed up ${t.mode} ${t.label}`);
-  }
-  const results = Object.fromEntries(targets.map((t) => [t.id, []]));
-  for (let r = 0; r < rounds; r++) {
-    // Rotate the order every round so no target always runs right after the same neighbour.
-    const order = targets.map((_, i) => targets[(i + r) % targets.length]);
-    for (const t of order) {
-      const m = await load(t, duration);
-      results[t.id][r] = m;
-      const cpu = m.cpuUs === null ? '' : `  CPU ${m.cpuUs.toFixed(0)} µs/req${m.redisCpuUs === null ? '' : ` + Redis ${m.redisCpuUs.toFixed(0)}`}`;
-      log(`bench: round ${r + 1}/${rounds} ${t.mode.padEnd(10)} ${t.label.padEnd(32)} ${Math.round(m.rps).toString().padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms${cpu}  ${Math.round(m.bytesPerResponse)} B/resp`);
-      await sleep(250);
-    }
-  }
-  window.push(Number(process.hrtime.bigint() / 1000n));
   info.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
 
-  const rows = summarize(targets, results, 'hello');
-  const goals = goalSummary(rows);
-  console.log(`\n${info.cpus} CPUs (${info.cpu}), Node ${info.node}, fastify ${info.fastify}, autocannon ${info.autocannon}` +
-    `${info.postgresql ? `, PostgreSQL ${info.postgresql}, Redis ${info.redis}` : ''}`);
+  console.log(`\n${describe(info)}`);
   console.log(`server: ${info.server}`);
-  console.log(`${connections} connections, ${warmup} s warm-up, ${rounds} interleaved rounds × ${duration} s; load average before ${info.loadBefore}, after ${info.loadAfter}\n`);
-  console.log(markdownTable(rows));
-  console.log(`\nGoals (authenticated routes vs bare Fastify): ${goals.total - goals.missed} of ${goals.total} met\n${goals.text}`);
+  console.log(`${schedule.warmup} s warm-up, ${schedule.rounds} interleaved rounds × ${schedule.duration} s per target; load average before ${info.loadBefore}, after ${info.loadAfter}`);
+  console.log('Spread = (max − min) / median over the rounds: how much the machine moved under the run.');
+  for (const [part, outcome] of Object.entries(outcomes)) {
+    for (const section of outcome.sections) console.log(`\n## ${section.title} (${part}, ${Math.round(outcome.seconds)} s)\n\n${section.text}`);
+  }
+  if (outcomes.throughput) {
+    console.log('\n/v1/users/me refuses API keys by design (403 session_required, checked at setup), so the API-key path is ' +
+      'measured where a key is allowed: GET /v1/usage (the goal rows) and GET /v1/agents with 20 agents.');
+  }
+  const goals = goalLines(Object.values(outcomes).flatMap((o) => o.goals));
+  console.log(`\n## Goals: ${goals.met} of ${goals.total} met\n${goals.text}`);
   if (opts.profile) console.log('\n(measured under --cpu-prof: the profiler slows the Gatehouse servers)');
   if (opts.json) {
-    const strip = rows.map(({ process: _p, headers: _h, ...r }) => r);
-    await writeFile(opts.json, JSON.stringify({ info, connections, warmup, rounds, duration, results, summary: strip }, null, 2));
+    const json = Object.fromEntries(Object.entries(outcomes).map(([part, o]) => [part, { seconds: o.seconds, goals: o.goals, ...o.json }]));
+    await writeFile(opts.json, JSON.stringify({ info, schedule, parts: json }, null, 2));
   }
-  return { profileRoot, window, requests: { hello: served.get(hello), ...Object.fromEntries(deployments.map((d) => [d.profileKey, served.get(d.server)])) } };
+  return { ctx, outcomes };
+}
+
+/** After the servers have exited (a clean exit writes the profile): where their time went. */
+async function printProfiles(ctx, throughput) {
+  const requests = { hello: ctx.served.get(throughput.profile.hello) };
+  for (const dir of await readdir(ctx.profileRoot)) {
+    const entry = throughput.profile.profiled.find((p) => p.key === dir);
+    if (entry) requests[dir] = ctx.served.get(entry.process);
+  }
+  for (const dir of ['hello', ...(await readdir(ctx.profileRoot)).filter((d) => d !== 'hello')]) {
+    const path = join(ctx.profileRoot, dir);
+    const files = await Promise.all((await readdir(path)).filter((f) => f.endsWith('.cpuprofile')).map(async (f) => ({ f: join(path, f), size: (await stat(join(path, f))).size })));
+    // The largest profile is the main thread's; tsx's loader thread writes a small one too.
+    const main = files.sort((a, b) => b.size - a.size)[0];
+    const name = dir === 'hello' ? 'bare Fastify' : (MODE_NAMES[dir] ?? dir);
+    console.log(main ? `\n== CPU profile, ${name} ==\n${await summarizeProfile(main.f, { requests: requests[dir], window: throughput.profile.window })}` : `\nbench: no CPU profile was written for ${name}`);
+  }
 }
 
 let exitCode = 0;
-let profileRoot = null;
-let requests = {};
-let window = null;
+let done = null;
 try {
-  ({ profileRoot, requests, window } = await main());
+  done = await main();
 } catch (error) {
   log(`\nbench: ${error.message}`);
   exitCode = 1;
@@ -246,14 +220,5 @@ try {
   await cleanup();
   clearTimeout(watchdog);
 }
-if (profileRoot) {
-  for (const mode of ['hello', ...(await readdir(profileRoot)).filter((d) => d !== 'hello')]) {
-    const dir = join(profileRoot, mode);
-    const files = await Promise.all((await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).map(async (f) => ({ f: join(dir, f), size: (await stat(join(dir, f))).size })));
-    // The largest profile is the main thread's; tsx's loader thread writes a small one too.
-    const main = files.sort((a, b) => b.size - a.size)[0];
-    const name = mode === 'hello' ? 'bare Fastify' : (MODE_NAMES[mode] ?? mode);
-    console.log(main ? `\n== CPU profile, ${name} ==\n${await summarizeProfile(main.f, { requests: requests[mode], window })}` : `\nbench: no CPU profile was written for ${name}`);
-  }
-}
+if (done?.ctx.profileRoot && done.outcomes.throughput) await printProfiles(done.ctx, done.outcomes.throughput);
 process.exit(exitCode);

@@ -17,6 +17,7 @@ export function freePort() {
 }
 
 const running = new Set();
+const commands = new Set();
 
 /**
  * Starts `node <args>` with `env` added to this process's environment. Output is kept (the
@@ -65,7 +66,9 @@ export async function stopProcess(handle, graceMs = 12_000) {
   clearTimeout(timer);
 }
 
+/** Every server still running, and every command (a bulk load, the CLI) still in progress. */
 export async function stopAll() {
+  for (const child of commands) child.kill('SIGKILL');
   await Promise.all([...running].map((h) => stopProcess(h)));
 }
 
@@ -73,6 +76,8 @@ export async function stopAll() {
 export function run(command, args, env = {}, cwd = undefined, timeoutMs = 60_000) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    commands.add(child);
+    child.once('exit', () => commands.delete(child));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

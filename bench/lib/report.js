@@ -1,4 +1,4 @@
-// Turns the rounds into the numbers people read: medians, spread, ratio to bare Fastify, goals.
+// Turns the rounds into the numbers people read: medians, spread, ratios, tables, goals.
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -6,74 +6,89 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-const int = (n) => Math.round(n).toLocaleString('en-US');
-const pct = (n) => `${(n * 100).toFixed(0)}%`;
-const ms = (n) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
+export const int = (n) => Math.round(n).toLocaleString('en-US');
+export const pct = (n) => `${(n * 100).toFixed(0)}%`;
+export const ms = (n) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
+export const times = (n) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`;
 const known = (values) => values.every((v) => typeof v === 'number');
+
+/** Median, min–max and spread ((max − min) / median) of one field over the rounds. */
+export function stats(rounds, field) {
+  const values = rounds.map((r) => r[field]);
+  const med = median(values);
+  return { median: med, min: Math.min(...values), max: Math.max(...values), spread: (Math.max(...values) - Math.min(...values)) / med };
+}
+
+export const spreadText = (s, format = int) => `${format(s.min)}–${format(s.max)} (${pct(s.spread)})`;
+
+/**
+ * `a` over `b` for one field: the ratio of the medians, and the range of the ratios within each
+ * round (both measured in the same round, so under similar machine noise).
+ */
+export function ratio(roundsA, roundsB, field = 'rps') {
+  const perRound = roundsA.map((r, i) => r[field] / roundsB[i][field]);
+  return { value: stats(roundsA, field).median / stats(roundsB, field).median, min: Math.min(...perRound), max: Math.max(...perRound) };
+}
+
+/**
+ * A goal: `at least` (ratio ≥ goal) or `at most` (ratio ≤ goal). `(borderline)` when some rounds
+ * were on the other side, so one more run may well flip it.
+ */
+export function verdict(r, goal, direction = 'at least') {
+  const ok = (v) => (direction === 'at least' ? v >= goal : v <= goal);
+  const met = ok(r.value);
+  const borderline = ok(r.min) !== ok(r.max);
+  return { met, text: `${met ? 'met' : 'MISSED'}${borderline ? ' (borderline)' : ''}` };
+}
+
+export function markdown(head, rows, leftColumns = 2) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(head), `|${head.map((_, i) => (i < leftColumns ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n');
+}
 
 /**
  * `rounds[targetId]` holds one entry per round: { rps, p50, p99, cpuUs, redisCpuUs }. The ratio
- * is the target's median over bare Fastify's median; the per-round ratios (each against the
- * hello-world measured in the same round, so under similar machine noise) show how firmly a goal
- * is met or missed. `cpuRatio` is bare Fastify's server CPU per request over the target's: what
- * the throughput ratio would be if the server process alone were the bottleneck.
+ * is the target's median over bare Fastify's median; `cpuRatio` is bare Fastify's server CPU per
+ * request over the target's: what the throughput ratio would be if the server process alone
+ * were the bottleneck.
  */
 export function summarize(targets, rounds, baselineId) {
   const base = rounds[baselineId];
-  const baseMedian = median(base.map((r) => r.rps));
   const baseCpu = known(base.map((r) => r.cpuUs)) ? median(base.map((r) => r.cpuUs)) : null;
   return targets.map((t) => {
     const rs = rounds[t.id];
-    const rps = rs.map((r) => r.rps);
-    const med = median(rps);
-    const perRound = rs.map((r, i) => r.rps / base[i].rps);
-    const ratio = med / baseMedian;
-    let verdict = '';
-    if (t.goal) {
-      verdict = ratio >= t.goal ? 'met' : 'MISSED';
-      if (Math.min(...perRound) < t.goal && Math.max(...perRound) >= t.goal) verdict += ' (borderline)';
-    }
+    const vsBase = ratio(rs, base);
     const cpuUs = known(rs.map((r) => r.cpuUs)) ? median(rs.map((r) => r.cpuUs)) : null;
     const redisCpuUs = known(rs.map((r) => r.redisCpuUs)) ? median(rs.map((r) => r.redisCpuUs)) : null;
     return {
       ...t,
-      rpsRounds: rps,
-      rps: med,
-      min: Math.min(...rps),
-      max: Math.max(...rps),
-      spread: (Math.max(...rps) - Math.min(...rps)) / med,
-      ratio,
-      ratioMin: Math.min(...perRound),
-      ratioMax: Math.max(...perRound),
+      rps: stats(rs, 'rps'),
+      vsBase,
       p50: median(rs.map((r) => r.p50)),
       p99: median(rs.map((r) => r.p99)),
       cpuUs,
       redisCpuUs,
       cpuRatio: baseCpu && cpuUs ? baseCpu / cpuUs : null,
-      verdict,
+      verdict: t.goal ? verdict(vsBase, t.goal) : null,
     };
   });
 }
 
-export function markdownTable(rows) {
+export function throughputTable(rows) {
   const head = ['mode', 'target', 'req/s (median)', 'rounds min–max (spread)', 'vs bare Fastify', 'per-round ratio', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU ratio', 'goal'];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
-  for (const r of rows) {
-    const goal = r.goal ? `≥ ${pct(r.goal)}: ${r.verdict}` : '';
+  return markdown(head, rows.map((r) => {
     const cpu = r.cpuUs === null ? 'n/a' : `${r.cpuUs.toFixed(0)}${r.redisCpuUs === null ? '' : ` (+${r.redisCpuUs.toFixed(0)} Redis)`}`;
-    lines.push(`| ${[
-      r.mode, r.label, int(r.rps), `${int(r.min)}–${int(r.max)} (${pct(r.spread)})`, pct(r.ratio),
-      `${pct(r.ratioMin)}–${pct(r.ratioMax)}`, ms(r.p50), ms(r.p99), cpu, r.cpuRatio === null ? 'n/a' : pct(r.cpuRatio), goal,
-    ].join(' | ')} |`);
-  }
-  return lines.join('\n');
+    return [
+      r.mode, r.label, int(r.rps.median), spreadText(r.rps), pct(r.vsBase.value), `${pct(r.vsBase.min)}–${pct(r.vsBase.max)}`,
+      ms(r.p50), ms(r.p99), cpu, r.cpuRatio === null ? 'n/a' : pct(r.cpuRatio), r.goal ? `≥ ${pct(r.goal)}: ${r.verdict.text}` : '',
+    ];
+  }));
 }
 
-/** One line per goal, plainly: which authenticated routes reach their share of bare Fastify. */
-export function goalSummary(rows) {
-  const goals = rows.filter((r) => r.goal);
-  const missed = goals.filter((r) => r.ratio < r.goal);
-  const lines = goals.map((r) => `  ${r.verdict.startsWith('met') ? 'met   ' : 'MISSED'} ${r.mode} ${r.label}: ${pct(r.ratio)} of bare Fastify ` +
-    `(goal ${pct(r.goal)}; rounds ${pct(r.ratioMin)}–${pct(r.ratioMax)}${r.cpuRatio ? `; by server CPU per request ${pct(r.cpuRatio)}` : ''})`);
-  return { text: lines.join('\n'), missed: missed.length, total: goals.length };
+/** One line per goal: `met`/`MISSED`, what, the measured value, the goal, the per-round range. */
+export function goalLines(goals) {
+  const met = goals.filter((g) => g.verdict.met).length;
+  const lines = goals.map((g) => `  ${g.verdict.met ? 'MET   ' : 'MISSED'} ${g.what}: ${g.measured} (goal ${g.goal}; rounds ${g.rounds})` +
+    `${g.verdict.text.includes('borderline') ? ' (borderline)' : ''}${g.note ? `; ${g.note}` : ''}`);
+  return { text: lines.join('\n'), met, total: goals.length };
 }

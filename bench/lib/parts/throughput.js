@@ -1,0 +1,160 @@
+// Part 1–3 of the issue: bare Fastify (the ceiling), Gatehouse's routes in each mode, and the
+// peer (Better Auth), all loaded in the same interleaved rounds.
+import { mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { prepareBetterAuthUser, startBetterAuth, stopBetterAuth } from '../better-auth.js';
+import { onCleanup } from '../cleanup.js';
+import { AGENTS_PAGE, prepareAccount } from '../gatehouse-account.js';
+import { newDeployment, startGatehouse, teardown } from '../gatehouse.js';
+import { interleavedRounds } from '../load.js';
+import { freePort, startProcess, stopProcess, waitUntilServing } from '../processes.js';
+import { markdown, pct, ratio, summarize, throughputTable, times, verdict } from '../report.js';
+
+export const MODE_NAMES = { embedded: 'embedded', redis: 'PG + Redis' };
+/** The issue's goals: GET /v1/users/me reaches this share of bare Fastify's throughput. */
+export const GOALS = { embedded: 0.8, redis: 0.55 };
+/** …and this multiple of Better Auth's, session against session, API key against API key. */
+export const PEER_GOAL = 5;
+
+export const GATEHOUSE_TARGETS = {
+  healthz: { label: 'GET /healthz (no auth)', path: '/healthz', credential: null },
+  'me-token': { label: 'GET /v1/users/me, access token', path: '/v1/users/me', credential: 'token', goal: true },
+  'usage-token': { label: 'GET /v1/usage, access token', path: '/v1/usage', credential: 'token' },
+  // /v1/users/me refuses API keys by design (403 session_required): the key path is measured here.
+  'usage-key': { label: 'GET /v1/usage, API key', path: '/v1/usage', credential: 'key', goal: true },
+  'agents-token': { label: `GET /v1/agents (${AGENTS_PAGE}), access token`, path: `/v1/agents?limit=${AGENTS_PAGE}`, credential: 'token' },
+  'agents-key': { label: `GET /v1/agents (${AGENTS_PAGE}), API key`, path: `/v1/agents?limit=${AGENTS_PAGE}`, credential: 'key' },
+};
+/** Not a Gatehouse route: the floor any server pays for /v1/users/me's answer (bench/shape-server.js). */
+const SHAPE_LABEL = 'bare Fastify, /v1/users/me-shaped answer (floor)';
+export const FLOOR_TARGETS = { shape: { label: SHAPE_LABEL } };
+export const PEER_TARGETS = {
+  'ba-session': { label: 'GET /api/auth/get-session, session cookie', path: '/api/auth/get-session' },
+  'ba-key': { label: 'GET /bench/api-key, verifyApiKey', path: '/bench/api-key' },
+};
+/** Gatehouse target ÷ Better Auth target, and whether the issue sets a goal on it. */
+const PEER_PAIRS = [
+  { gatehouse: 'me-token', peer: 'ba-session', goal: true },
+  { gatehouse: 'usage-key', peer: 'ba-key', goal: true },
+  { gatehouse: 'agents-token', peer: 'ba-session' },
+  { gatehouse: 'agents-key', peer: 'ba-key' },
+];
+
+async function startHello(ctx) {
+  const port = await freePort();
+  let args = ['bench/hello-server.js'];
+  if (ctx.profileRoot) {
+    await mkdir(join(ctx.profileRoot, 'hello'), { recursive: true });
+    args = ['--cpu-prof', `--cpu-prof-dir=${join(ctx.profileRoot, 'hello')}`, ...args];
+  }
+  const hello = startProcess('bare fastify', args, { PORT: String(port), HOST: '127.0.0.1' }, ctx.repoRoot);
+  ctx.stopHello = onCleanup('bare Fastify', () => stopProcess(hello));
+  await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
+  return { id: 'hello', mode: '—', label: 'bare Fastify hello-world', url: `http://127.0.0.1:${port}/`, process: hello };
+}
+
+/** Optional target `shape`: bare Fastify answering with /v1/users/me's headers and body size. */
+async function startShape(ctx, sampleCredential) {
+  const port = await freePort();
+  const shape = startProcess('fastify, Gatehouse-shaped answer', ['bench/shape-server.js'], { PORT: String(port), HOST: '127.0.0.1' }, ctx.repoRoot);
+  ctx.releases.push(onCleanup('shape server', () => stopProcess(shape)));
+  await waitUntilServing(shape, `http://127.0.0.1:${port}/`);
+  return {
+    id: 'shape', key: 'shape', mode: '—', label: SHAPE_LABEL, url: `http://127.0.0.1:${port}/`, process: shape,
+    headers: sampleCredential ? { authorization: `Bearer ${sampleCredential}` } : {},
+  };
+}
+async function gatehouseTargets(ctx, { root, tag }, mode) {
+  const name = `${MODE_NAMES[mode]}${tag}`;
+  const profileDir = ctx.profileRoot ? join(ctx.profileRoot, `${mode}${tag ? `-${basename(root)}` : ''}`) : undefined;
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const started = Date.now();
+  const deployment = newDeployment(mode, root, name);
+  ctx.releases.push(onCleanup(`Gatehouse ${name}`, () => teardown(deployment)));
+  await startGatehouse(deployment, { profileDir });
+  const account = await prepareAccount(deployment);
+  ctx.log(`bench: ${name} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (account ${account.email}, ${account.userId}, enterprise, ${AGENTS_PAGE} agents)`);
+  ctx.profiled.push({ key: profileDir ? basename(profileDir) : mode, name, process: deployment.server });
+  return ctx.targetIds.filter((id) => GATEHOUSE_TARGETS[id]).map((id) => {
+    const t = GATEHOUSE_TARGETS[id];
+    const secret = t.credential ? account[t.credential] : null;
+    return {
+      id: `${mode}${tag}:${id}`, key: id, gatehouseMode: mode, tag, mode: name, label: t.label, url: deployment.base + t.path,
+      headers: secret ? { authorization: `Bearer ${secret}` } : {},
+      goal: t.goal ? GOALS[mode] : undefined, process: deployment.server, redis: mode === 'redis',
+    };
+  });
+}
+
+async function peerTargets(ctx) {
+  const ids = ctx.targetIds.filter((id) => PEER_TARGETS[id]);
+  if (!ids.length) return [];
+  const peer = {};
+  ctx.releases.push(onCleanup('Better Auth', () => stopBetterAuth(peer)));
+  await startBetterAuth(peer, ctx.repoRoot);
+  const user = await prepareBetterAuthUser(peer);
+  ctx.log(`bench: Better Auth ready (user ${user.email}, ${user.userId}, API key)`);
+  return ids.map((id) => ({
+    id, key: id, mode: 'Better Auth', label: PEER_TARGETS[id].label, url: peer.base + PEER_TARGETS[id].path, process: peer.server,
+    headers: id === 'ba-session' ? { cookie: user.cookie } : { 'x-api-key': user.key },
+    // get-session answers 200 with `null` when it finds no session: count that as a failure.
+    verifyBody: id === 'ba-session' ? (body) => body.includes(user.userId) : undefined,
+  }));
+}
+
+function peerSection(rows, results) {
+  const peers = Object.fromEntries(rows.filter((r) => PEER_TARGETS[r.id]).map((r) => [r.id, r]));
+  const table = [];
+  const goals = [];
+  for (const g of rows.filter((r) => r.gatehouseMode)) {
+    const pair = PEER_PAIRS.find((p) => p.gatehouse === g.key && peers[p.peer]);
+    if (!pair) continue;
+    const p = peers[pair.peer];
+    const r = ratio(results[g.id], results[p.id]);
+    const withGoal = pair.goal && g.gatehouseMode === 'embedded'; // Better Auth runs on SQLite: compare like with like
+    const v = withGoal ? verdict(r, PEER_GOAL) : null;
+    const cpu = g.cpuUs && p.cpuUs ? times(p.cpuUs / g.cpuUs) : 'n/a';
+    table.push([g.mode, g.label, p.label, times(r.value), `${times(r.min)}–${times(r.max)}`, cpu, v ? `≥ ${PEER_GOAL}×: ${v.text}` : '']);
+    if (v) goals.push({ what: `${g.mode} ${g.label} ÷ Better Auth ${p.label}`, measured: times(r.value), goal: `≥ ${PEER_GOAL}×`, rounds: `${times(r.min)}–${times(r.max)}`, verdict: v });
+  }
+  const text = table.length
+    ? markdown(['mode', 'Gatehouse target', '÷ Better Auth target', 'throughput ratio (medians)', 'per-round ratio', 'CPU per request, Better Auth ÷ Gatehouse', 'goal'], table)
+    : '';
+  return { text, goals };
+}
+
+export async function runThroughput(ctx) {
+  ctx.releases = [];
+  ctx.profiled = [];
+  const targets = [await startHello(ctx)];
+  for (const server of ctx.servers) for (const mode of ctx.modes) targets.push(...(await gatehouseTargets(ctx, server, mode)));
+  // The floor is loaded with a real access token's Authorization header, as /v1/users/me is.
+  if (ctx.targetIds.includes('shape')) targets.splice(1, 0, await startShape(ctx, targets.find((t) => t.key === 'me-token')?.headers.authorization?.slice(7)));
+  targets.push(...(await peerTargets(ctx)));
+
+  const window = [Number(process.hrtime.bigint() / 1000n)];
+  const results = await interleavedRounds(targets, { ...ctx.schedule, connections: ctx.connections, redisProbe: ctx.redisProbe, served: ctx.served, log: ctx.log });
+  window.push(Number(process.hrtime.bigint() / 1000n));
+
+  const rows = summarize(targets, results, 'hello');
+  const goals = rows.filter((r) => r.goal).map((r) => ({
+    what: `${r.mode} ${r.label}${r.key === 'usage-key' ? ' (the API-key path: /v1/users/me refuses keys)' : ''} vs bare Fastify`,
+    measured: pct(r.vsBase.value), goal: `≥ ${pct(r.goal)}`, rounds: `${pct(r.vsBase.min)}–${pct(r.vsBase.max)}`, verdict: r.verdict,
+    note: r.cpuRatio ? `by server CPU per request ${pct(r.cpuRatio)}` : undefined,
+  }));
+  const peer = peerSection(rows, results);
+  const strip = rows.map(({ process: _p, headers: _h, verifyBody: _v, ...r }) => r);
+  return {
+    sections: [
+      { title: `Throughput: ${ctx.connections} connections, vs bare Fastify`, text: throughputTable(rows) },
+      ...(peer.text ? [{ title: 'Gatehouse ÷ Better Auth (same run, same rounds)', text: peer.text }] : []),
+    ],
+    goals: [...goals, ...peer.goals],
+    json: { results, summary: strip },
+    profile: { window, hello: targets[0].process, profiled: ctx.profiled },
+    release: async () => {
+      for (const release of ctx.releases) await release();
+      await ctx.stopHello();
+    },
+  };
+}
