@@ -72,4 +72,28 @@ export function rateLimiterContract(create: () => Promise<RateLimiter>): void {
     expect((await limiter.consume(b, { per_minute: 5, per_day: 100 })).allowed).toBe(true);
     expect((await limiter.consume(a, { per_minute: 1_000, per_day: 100 })).allowed).toBe(true);
   });
+
+  it('counts interleaved accounts of one burst exactly, each in its own windows, the refused in neither', async () => {
+    const limiter = await make();
+    const [a, b, c] = [account(), account(), account()];
+    const limits = { a: { per_minute: 30, per_day: 10_000 }, b: { per_minute: 1_000, per_day: 20 }, c: { per_minute: 10, per_day: 10_000 } };
+    // One burst (one batch for a batching limiter) with the three accounts' requests interleaved.
+    const calls: Promise<{ who: 'a' | 'b' | 'c'; allowed: boolean; dayUsed: number }>[] = [];
+    for (let i = 0; i < 50; i++) {
+      for (const [who, id] of [['a', a], ['b', b], ['c', c]] as const) {
+        calls.push(limiter.consume(id, limits[who]).then((d) => ({ who, allowed: d.allowed, dayUsed: d.day.used })));
+      }
+    }
+    const results = await Promise.all(calls);
+    const admitted = (who: string) => results.filter((r) => r.who === who && r.allowed);
+    expect(admitted('a')).toHaveLength(30);
+    expect(admitted('b')).toHaveLength(20);
+    expect(admitted('c')).toHaveLength(10);
+    // Within one account, in the order asked: the admitted ones came first and counted 1, 2, 3, …
+    expect(admitted('b').map((r) => r.dayUsed)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(results.filter((r) => r.who === 'b').slice(20).every((r) => !r.allowed)).toBe(true);
+    // What the burst stored is what the next request sees: nothing refused was counted.
+    expect((await limiter.consume(a, { per_minute: 1_000, per_day: 10_000 })).day.used).toBe(31);
+    expect((await limiter.consume(b, { per_minute: 1_000, per_day: 21 })).day.used).toBe(21);
+  });
 }

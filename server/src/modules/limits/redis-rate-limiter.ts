@@ -4,13 +4,18 @@ import type { Limits } from './tiers.js';
 
 /**
  * Both windows in one atomic step per request: the script drains the minute bucket, reads the
- * day counter, decides, and writes both only when the request is admitted.
+ * day counter, decides, and counts the request in both only when it is admitted.
  *
  * Requests are batched: every consume() of one event-loop turn goes to Redis in ONE script call
  * (KEYS = one per request, ARGV = now, then per_minute and per_day per request), processed in
  * order inside the script, so the count stays exact (two requests of one account in a batch see
  * each other) while the server pays one command, one promise and one reply per batch instead of
  * per request. That per-command cost was most of an authenticated request's CPU in Redis mode.
+ *
+ * Inside the script each account's state is read once per batch, carried in a Lua table from one
+ * request to the next, and written once at the end: a busy account's 30 requests in a batch cost
+ * Redis two reads and four writes, not 150 commands. The answers are the same as processing the
+ * requests one by one, since nothing else runs inside Redis while a script does.
  *
  * Time comes from the calling instance's clock: a skew between instances cannot over-admit,
  * because the bucket never drains across a negative interval and the check is level + 1 ≤ limit.
@@ -20,29 +25,47 @@ const SCRIPT = `
 local now = tonumber(ARGV[1])
 local day = math.floor(now / 86400000)
 local out = {}
+local accounts = {}
+local order = {}
 for i = 1, #KEYS do
+  local key = KEYS[i]
   local per_minute = tonumber(ARGV[i * 2])
   local per_day = tonumber(ARGV[i * 2 + 1])
-  local minute_key = KEYS[i] .. ':m'
-  local day_key = KEYS[i] .. ':d:' .. day
-  local bucket = redis.call('HMGET', minute_key, 'level', 'at')
+  local s = accounts[key]
+  if not s then
+    local bucket = redis.call('HMGET', key .. ':m', 'level', 'at')
+    local day_used = tonumber(redis.call('GET', key .. ':d:' .. day) or '0')
+    s = { level = tonumber(bucket[1]), at = tonumber(bucket[2]), day_used = day_used, day_before = day_used, admitted = 0 }
+    accounts[key] = s
+    order[#order + 1] = key
+  end
   local level = 0
-  if bucket[1] then
-    local elapsed = now - tonumber(bucket[2])
+  if s.level then
+    local elapsed = now - s.at
     if elapsed < 0 then elapsed = 0 end
-    level = tonumber(bucket[1]) - elapsed * per_minute / 60000
+    level = s.level - elapsed * per_minute / 60000
     if level < 0 then level = 0 end
   end
-  local day_used = tonumber(redis.call('GET', day_key) or '0')
   out[#out + 1] = tostring(level)
-  out[#out + 1] = day_used
-  if level + 1 <= per_minute + 1e-9 and day_used < per_day then
-    local at = tonumber(bucket[2] or '0')
+  out[#out + 1] = s.day_used
+  if level + 1 <= per_minute + 1e-9 and s.day_used < per_day then
+    local at = s.at or 0
     if at < now then at = now end
-    redis.call('HSET', minute_key, 'level', tostring(level + 1), 'at', at)
+    s.level = level + 1
+    s.at = at
+    s.day_used = s.day_used + 1
+    s.admitted = s.admitted + 1
+  end
+end
+for _, key in ipairs(order) do
+  local s = accounts[key]
+  if s.admitted > 0 then
+    local minute_key = key .. ':m'
+    local day_key = key .. ':d:' .. day
+    redis.call('HSET', minute_key, 'level', tostring(s.level), 'at', s.at)
     redis.call('PEXPIRE', minute_key, 61000)
-    redis.call('INCR', day_key)
-    if day_used == 0 then redis.call('PEXPIRE', day_key, 86400000 - (now % 86400000) + 60000) end
+    redis.call('INCRBY', day_key, s.admitted)
+    if s.day_before == 0 then redis.call('PEXPIRE', day_key, 86400000 - (now % 86400000) + 60000) end
   end
 end
 return out
