@@ -128,7 +128,7 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
 /**
  * The same step as a callback-style hook. When the credential and the account are cached (nearly
  * every request) it runs without a promise; with the memory limiter it is then entirely
- * synchronous, and with Redis the limiter's round trip is its only wait. Anything else (first
+ * synchronous, and with Redis the limiter's round trip (a callback, no promise) is its only wait. Anything else (first
  * use of a credential, a stale account, any error to report) takes `authenticate`.
  */
 function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement): onRequestHookHandler {
@@ -148,14 +148,17 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement):
       }
       return done();
     }
-    deps.limiter.consume(auth.userId, limits).then((decision) => {
+    const admitDecision = (error: unknown, decision?: RateDecision) => {
+      if (decision === undefined) return done(error as Error);
       try {
         admit(request, reply, requirement, auth, account, decision, deps.clock.now());
-      } catch (error) {
-        return done(error as Error);
+      } catch (admitError) {
+        return done(admitError as Error);
       }
       done();
-    }, done);
+    };
+    if (deps.limiter.consumeThen !== undefined) return deps.limiter.consumeThen(auth.userId, limits, admitDecision);
+    deps.limiter.consume(auth.userId, limits).then((decision) => admitDecision(null, decision), admitDecision);
   };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../infra/db/errors.js';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './error-catalogue.js';
+import { createFailureLog } from './failure-log.js';
 import { documentFrameworkErrors } from './framework-responses.js';
 import { validationToFieldErrors } from './validation.js';
 
@@ -91,9 +92,10 @@ export function frameworkErrorHandler(publicUrl: string) {
 /** The one place errors become responses. Registered on the root instance. */
 export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl: string; allowedMethods: (url: string) => string[] }) {
   documentFrameworkErrors(app);
+  const logFailure = createFailureLog();
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    logFailure(request, error, appError);
     return sendProblem(reply, opts.publicUrl, appError);
   });
 

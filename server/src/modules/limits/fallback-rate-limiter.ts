@@ -1,29 +1,54 @@
-import type { RateLimiter } from './rate-limiter.js';
+import type { DecisionCallback, RateDecision, RateLimiter } from './rate-limiter.js';
+import type { Limits } from './tiers.js';
 
 /**
  * When Redis cannot answer (down, timing out), requests are limited by this instance's own
  * memory limiter instead: the service keeps serving and stays bounded per instance, and the
  * error is logged (at most every 10 s) so operators see it. We chose availability over a global
  * count here; a failed limiter must never turn into an outage of the whole platform.
+ *
+ * Callback-style inside (`consumeThen`), so the hot path in Redis mode creates no promise per
+ * request; `consume` is the same thing as a promise.
  */
 export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFallback: (error: unknown) => void): RateLimiter & { degraded(): boolean } {
   let lastReport = 0;
   let degradedUntil = 0;
-  return {
-    async consume(accountId, limits) {
+
+  function useFallback(error: unknown, accountId: string, limits: Limits, callback: DecisionCallback): void {
+    const now = Date.now();
+    degradedUntil = now + 10_000;
+    if (now - lastReport > 10_000) {
+      lastReport = now;
+      onFallback(error);
+    }
+    if (fallback.consumeNow !== undefined) {
+      let decision: RateDecision;
       try {
-        const decision = await primary.consume(accountId, limits);
-        degradedUntil = 0;
-        return decision;
-      } catch (error) {
-        const now = Date.now();
-        degradedUntil = now + 10_000;
-        if (now - lastReport > 10_000) {
-          lastReport = now;
-          onFallback(error);
-        }
-        return fallback.consume(accountId, limits);
+        decision = fallback.consumeNow(accountId, limits);
+      } catch (fallbackError) {
+        return callback(fallbackError);
       }
+      return callback(null, decision);
+    }
+    fallback.consume(accountId, limits).then((decision) => callback(null, decision), callback);
+  }
+
+  function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void {
+    const answer: DecisionCallback = (error, decision) => {
+      if (decision === undefined) return useFallback(error, accountId, limits, callback);
+      degradedUntil = 0;
+      callback(null, decision);
+    };
+    if (primary.consumeThen !== undefined) return primary.consumeThen(accountId, limits, answer);
+    primary.consume(accountId, limits).then((decision) => answer(null, decision), answer);
+  }
+
+  return {
+    consumeThen,
+    consume(accountId, limits) {
+      return new Promise((resolve, reject) => {
+        consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
+      });
     },
     degraded: () => degradedUntil > Date.now(),
     async close() {

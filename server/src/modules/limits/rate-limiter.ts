@@ -21,6 +21,9 @@ export interface RateDecision {
   day: WindowState;
 }
 
+/** Node-style: an error (the limiter could not decide), or the decision. */
+export type DecisionCallback = (error: unknown, decision?: RateDecision) => void;
+
 export interface RateLimiter {
   consume(accountId: string, limits: Limits): Promise<RateDecision>;
   /**
@@ -28,6 +31,11 @@ export interface RateLimiter {
    * memory limiter). Absent on limiters that need a round trip (Redis).
    */
   consumeNow?(accountId: string, limits: Limits): RateDecision;
+  /**
+   * The same as `consume`, answering through a callback: no promise per request on the hot path
+   * of limiters that need a round trip (Redis). Optional; `consume` is always there.
+   */
+  consumeThen?(accountId: string, limits: Limits, callback: DecisionCallback): void;
   close(): Promise<void>;
 }
 

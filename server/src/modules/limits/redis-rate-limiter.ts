@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decide, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { decide, type DecisionCallback, type RateDecision, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from './tiers.js';
 
 /**
@@ -79,8 +79,7 @@ type Reply = (string | number)[]; // level (string: Lua numbers are truncated), 
 interface Pending {
   key: string;
   limits: Limits;
-  resolve(decision: RateDecision): void;
-  reject(error: unknown): void;
+  callback: DecisionCallback;
 }
 
 export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:', now: () => number = Date.now): RateLimiter {
@@ -98,13 +97,21 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
     for (const p of batch) args.push(p.limits.per_minute, p.limits.per_day);
     client.gatehouseRateLimitBatch(...args).then(
       (reply) => {
+        // Every request of the batch gets its answer even if one callback throws (a bug): the
+        // first such error is rethrown afterwards, never swallowed.
+        let thrown: { error: unknown } | undefined;
         for (let i = 0; i < batch.length; i++) {
           const p = batch[i]!;
-          p.resolve(decide({ now: at, level: Number(reply[i * 2]), dayUsed: Number(reply[i * 2 + 1]), limits: p.limits }).decision);
+          try {
+            p.callback(null, decide({ now: at, level: Number(reply[i * 2]), dayUsed: Number(reply[i * 2 + 1]), limits: p.limits }).decision);
+          } catch (error) {
+            thrown ??= { error };
+          }
         }
+        if (thrown) throw thrown.error;
       },
       (error: unknown) => {
-        for (const p of batch) p.reject(error);
+        for (const p of batch) p.callback(error);
       },
     );
   }
@@ -117,14 +124,19 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
     for (let i = 0; i < batch.length; i += MAX_BATCH) send(batch.slice(i, i + MAX_BATCH));
   }
 
+  function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void {
+    queue.push({ key: keyPrefix + accountId, limits, callback });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  }
+
   return {
+    consumeThen,
     consume(accountId, limits): Promise<RateDecision> {
       return new Promise((resolve, reject) => {
-        queue.push({ key: keyPrefix + accountId, limits, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
       });
     },
     close: async () => {},

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { withFallback } from './fallback-rate-limiter.js';
+import { createMemoryRateLimiter } from './memory-rate-limiter.js';
+import type { DecisionCallback, RateLimiter } from './rate-limiter.js';
+
+/**
+ * The wrapper's own logic: which limiter answers, and what it reports. A real Redis going away is
+ * exercised end to end in test/redis-outage.test.ts and test/faults/redis-restart.test.ts.
+ */
+function switchablePrimary(): RateLimiter & { down: boolean } {
+  const counted = createMemoryRateLimiter(Date.now);
+  const primary = {
+    down: false,
+    consumeThen(accountId: string, limits: { per_minute: number; per_day: number }, callback: DecisionCallback) {
+      // Asynchronous like a round trip, whichever way it ends.
+      setImmediate(() => (primary.down ? callback(new Error('connection is closed')) : callback(null, counted.consumeNow!(accountId, limits))));
+    },
+    consume: () => Promise.reject(new Error('the wrapper should use consumeThen')),
+    close: async () => {},
+  };
+  return primary;
+}
+
+const limits = { per_minute: 3, per_day: 100 };
+
+describe('withFallback', () => {
+  it('answers from the primary while it works, from memory while it fails, and reports once', async () => {
+    const primary = switchablePrimary();
+    const reports: unknown[] = [];
+    const limiter = withFallback(primary, createMemoryRateLimiter(Date.now), (error) => reports.push(error));
+
+    expect((await limiter.consume('a', limits)).minute.used).toBe(1);
+    expect(limiter.degraded()).toBe(false);
+
+    primary.down = true;
+    // The fallback counts on its own: three admitted, the fourth refused, one report.
+    const during = await Promise.all([1, 2, 3, 4].map(() => limiter.consume('a', limits)));
+    expect(during.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(limiter.degraded()).toBe(true);
+    expect(reports).toHaveLength(1);
+    expect(String(reports[0])).toContain('connection is closed');
+
+    primary.down = false;
+    const after = await new Promise<{ error: unknown; used?: number }>((resolve) =>
+      limiter.consumeThen!('a', limits, (error, decision) => resolve({ error, used: decision?.minute.used })),
+    );
+    expect(after).toEqual({ error: null, used: 2 }); // the primary's own count resumes
+    expect(limiter.degraded()).toBe(false);
+  });
+
+  it('uses a promise-only primary too', async () => {
+    const memory = createMemoryRateLimiter(Date.now);
+    const promiseOnly: RateLimiter = { consume: memory.consume, close: memory.close };
+    const limiter = withFallback(promiseOnly, createMemoryRateLimiter(Date.now), () => {});
+    const decision = await new Promise((resolve) => limiter.consumeThen!('b', limits, (_error, d) => resolve(d?.allowed)));
+    expect(decision).toBe(true);
+  });
+});
