@@ -16,15 +16,27 @@ export function freePort() {
   });
 }
 
+/**
+ * The Node flags `npm start` runs Gatehouse with, read from the root package.json's start script
+ * (`node <flags> server/bin/gatehouse.js serve`). Every server under test gets them, the ceiling
+ * and the peer too, so a ratio compares code, not runtime flags.
+ */
+export const SERVER_NODE_FLAGS = (() => {
+  const start = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start;
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) server\/bin\/gatehouse\.js serve$/.exec(start);
+  if (!match) throw new Error(`package.json "start" is not "node [--flags] server/bin/gatehouse.js serve": ${start}`);
+  return match[1].trim().split(' ').filter(Boolean);
+})();
+
 const running = new Set();
 const commands = new Set();
 
 /**
- * Starts `node <args>` with `env` added to this process's environment. Output is kept (the
+ * Starts `node <SERVER_NODE_FLAGS> <args>` with `env` added to this process's environment. Output is kept (the
  * last 64 KiB) and shown only when something goes wrong, so a failed start explains itself.
  */
 export function startProcess(name, args, env, cwd) {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => {
     output = (output + chunk.toString()).slice(-65_536);
