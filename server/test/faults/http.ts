@@ -96,3 +96,18 @@ export async function inBatches<T, R>(items: T[], concurrency: number, fn: (item
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
+
+/**
+ * The agents load of the restart tests: each account, one call per `periodMs` until `stop()`,
+ * alternates listing its agents and creating one; every answer goes into `outcomes`.
+ */
+export function agentTraffic(base: string, tokens: string[], options: { label: string; periodMs: number; timeoutMs: number; t0: number; outcomes: Outcome[]; stop: () => boolean }): Promise<void>[] {
+  return tokens.map((token, i) => {
+    let n = 0;
+    return paced(options.periodMs, options.stop, async () => {
+      const write = n++ % 2 === 1;
+      const body = write ? { name: `${options.label} ${i}.${n}`, model: 'gpt-4o' } : undefined;
+      options.outcomes.push(await call(base, write ? 'POST' : 'GET', write ? '/v1/agents' : '/v1/agents?limit=5', { token, body, timeoutMs: options.timeoutMs }, options.t0));
+    });
+  });
+}

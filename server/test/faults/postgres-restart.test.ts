@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../server-process.js';
 import { signUpOver } from '../webhooks/process-helpers.js';
-import { call, isProblem, paced, tally, within, type Outcome } from './http.js';
+import { agentTraffic, call, isProblem, paced, tally, within, type Outcome } from './http.js';
 import { createPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 
 /**
@@ -35,15 +35,7 @@ describe('PostgreSQL restarted under load', () => {
     const outcomes: Outcome[] = [];
     const readiness: Outcome[] = [];
     let stop = false;
-    const clients = tokens.map((token, i) => {
-      let n = 0;
-      return paced(PERIOD_MS, () => stop, async () => {
-        const write = n++ % 2 === 1;
-        const path = write ? '/v1/agents' : '/v1/agents?limit=5';
-        const body = write ? { name: `pg restart ${i}.${n}`, model: 'gpt-4o' } : undefined;
-        outcomes.push(await call(server.base, write ? 'POST' : 'GET', path, { token, body, timeoutMs: ANSWER_BOUND_MS + 5_000 }, t0));
-      });
-    });
+    const clients = agentTraffic(server.base, tokens, { label: 'pg restart', periodMs: PERIOD_MS, timeoutMs: ANSWER_BOUND_MS + 5_000, t0, outcomes, stop: () => stop });
     const probe = paced(500, () => stop, async () => void readiness.push(await call(server.base, 'GET', '/readyz', { timeoutMs: 10_000 }, t0)));
 
     await sleep(2_700);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../server-process.js';
 import { signUpOver } from '../webhooks/process-helpers.js';
-import { call, isProblem, paced, tally, within, type Outcome } from './http.js';
+import { agentTraffic, call, isProblem, paced, tally, within, type Outcome } from './http.js';
 import { createPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { sqliteStorage, type Storage } from './storage.js';
 
@@ -42,14 +42,7 @@ describe('Redis restarted under load', () => {
     const outcomes: Outcome[] = [];
     const readiness: Outcome[] = [];
     let stop = false;
-    const clients = tokens.map((token, i) => {
-      let n = 0;
-      return paced(PERIOD_MS, () => stop, async () => {
-        const write = n++ % 2 === 1;
-        const body = write ? { name: `redis restart ${i}.${n}`, model: 'gpt-4o' } : undefined;
-        outcomes.push(await call(server.base, write ? 'POST' : 'GET', write ? '/v1/agents' : '/v1/agents?limit=5', { token, body, timeoutMs: ANSWER_BOUND_MS + 5_000 }, t0));
-      });
-    });
+    const clients = agentTraffic(server.base, tokens, { label: 'redis restart', periodMs: PERIOD_MS, timeoutMs: ANSWER_BOUND_MS + 5_000, t0, outcomes, stop: () => stop });
     // Logins at a low rate: they go through the per-IP and per-email attempt limiters, also on Redis.
     const logins = paced(1_000, () => stop, async () => void outcomes.push(await call(server.base, 'POST', '/v1/auth/login', { body: { username: email, password: PASSWORD } }, t0)));
     const probe = paced(500, () => stop, async () => void readiness.push(await call(server.base, 'GET', '/readyz', { timeoutMs: 10_000 }, t0)));
