@@ -32,11 +32,11 @@ const running = new Set();
 const commands = new Set();
 
 /**
- * Starts `node <SERVER_NODE_FLAGS> <args>` with `env` added to this process's environment. Output is kept (the
+ * Starts `node <SERVER_NODE_FLAGS> <args>` (or other `nodeFlags`) with `env` added to this process's environment. Output is kept (the
  * last 64 KiB) and shown only when something goes wrong, so a failed start explains itself.
  */
-export function startProcess(name, args, env, cwd) {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(name, args, env, cwd, { nodeFlags = SERVER_NODE_FLAGS } = {}) {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => {
     output = (output + chunk.toString()).slice(-65_536);

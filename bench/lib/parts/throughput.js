@@ -27,7 +27,7 @@ export const GATEHOUSE_TARGETS = {
 };
 /** Not a Gatehouse route: the floor any server pays for /v1/users/me's answer (bench/shape-server.js). */
 const SHAPE_LABEL = 'bare Fastify, /v1/users/me-shaped answer (floor)';
-export const FLOOR_TARGETS = { shape: { label: SHAPE_LABEL } };
+export const FLOOR_TARGETS = { shape: { label: SHAPE_LABEL }, 'hello-defaults': { label: 'bare Fastify hello-world, Node defaults' } };
 export const PEER_TARGETS = {
   'ba-session': { label: 'GET /api/auth/get-session, session cookie', path: '/api/auth/get-session' },
   'ba-key': { label: 'GET /bench/api-key, verifyApiKey', path: '/bench/api-key' },
@@ -51,6 +51,18 @@ async function startHello(ctx) {
   ctx.stopHello = onCleanup('bare Fastify', () => stopProcess(hello));
   await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
   return { id: 'hello', mode: '—', label: 'bare Fastify hello-world', url: `http://127.0.0.1:${port}/`, process: hello };
+}
+
+/**
+ * The same hello-world under Node's default flags: shown beside the ceiling, so the table also
+ * says what Gatehouse reaches against a bare Fastify nobody tuned. Not a goal's base.
+ */
+async function startHelloDefaults(ctx) {
+  const port = await freePort();
+  const hello = startProcess('bare fastify (Node defaults)', ['bench/hello-server.js'], { PORT: String(port), HOST: '127.0.0.1' }, ctx.repoRoot, { nodeFlags: [] });
+  ctx.releases.push(onCleanup('bare Fastify (Node defaults)', () => stopProcess(hello)));
+  await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
+  return { id: 'hello-defaults', key: 'hello-defaults', mode: '—', label: 'bare Fastify hello-world, Node defaults (no flags)', url: `http://127.0.0.1:${port}/`, process: hello };
 }
 
 /** Optional target `shape`: bare Fastify answering with /v1/users/me's headers and body size. */
@@ -127,6 +139,7 @@ export async function runThroughput(ctx) {
   ctx.releases = [];
   ctx.profiled = [];
   const targets = [await startHello(ctx)];
+  if (ctx.targetIds.includes('hello-defaults')) targets.push(await startHelloDefaults(ctx));
   for (const server of ctx.servers) for (const mode of ctx.modes) targets.push(...(await gatehouseTargets(ctx, server, mode)));
   // The floor is loaded with a real access token's Authorization header, as /v1/users/me is.
   if (ctx.targetIds.includes('shape')) targets.splice(1, 0, await startShape(ctx, targets.find((t) => t.key === 'me-token')?.headers.authorization?.slice(7)));
