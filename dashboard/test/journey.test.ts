@@ -350,6 +350,9 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
 
   it('sends a signed-out visitor of a deep link to log in, and back there afterwards', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
+    // The logout's round trip must end before the page is left: navigating while it is in flight
+    // reloads with the token the server has just revoked (a 401, then a refused refresh).
+    await page.getByText('You have logged out.').waitFor();
     await page.goto('/settings/sessions');
     await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
     expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/sessions');
