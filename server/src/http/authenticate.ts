@@ -157,8 +157,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement):
       }
       done();
     };
-    if (deps.limiter.consumeThen !== undefined) return deps.limiter.consumeThen(auth.userId, limits, admitDecision);
-    deps.limiter.consume(auth.userId, limits).then((decision) => admitDecision(null, decision), admitDecision);
+    deps.limiter.consumeThen(auth.userId, limits, admitDecision);
   };
 }
 

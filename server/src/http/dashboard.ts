@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { setPageHeaders } from './page-headers.js';
 
 /** Where `npm run build -w dashboard` writes the dashboard (Vite's outDir). */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
@@ -48,12 +49,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   const built = existsSync(join(distDir, 'index.html'));
 
   await app.register(async (dashboard) => {
-    dashboard.addHook('onRequest', async (_request, reply) => {
-      reply.header('Content-Security-Policy', DASHBOARD_CSP);
-      reply.header('X-Frame-Options', 'DENY');
-      // The verify-email and reset-password pages carry single-use tokens in their query string.
-      reply.header('Referrer-Policy', 'no-referrer');
-    });
+    dashboard.addHook('onRequest', async (_request, reply) => setPageHeaders(reply, DASHBOARD_CSP));
 
     if (built) {
       await dashboard.register(fastifyStatic, {

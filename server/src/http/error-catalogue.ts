@@ -56,6 +56,14 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * 429 too_many_attempts: a throttle on guesses or mails (not the account's request budget, which
+ * is rate_limited). Always with Retry-After and the same number as `retry_after` in the body.
+ */
+export function tooManyAttempts(detail: string, retryAfterSeconds: number): AppError {
+  return new AppError('too_many_attempts', detail, { headers: { 'Retry-After': String(retryAfterSeconds) }, retry_after: retryAfterSeconds });
+}
+
 export function fieldError(field: string, code: string, message: string): AppError {
   return new AppError('validation_failed', message, { errors: [{ field, code, message }] });
 }

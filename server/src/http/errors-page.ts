@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
+import { setPageHeaders } from './page-headers.js';
 
 /**
  * A static page: it loads nothing. frame-ancestors, base-uri and form-action do not fall back to
@@ -19,9 +20,7 @@ export function registerErrorsPage(app: FastifyInstance): void {
 ${rows}
 </tbody></table></body></html>`;
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => {
-    reply.header('Content-Security-Policy', ERRORS_PAGE_CSP);
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('Referrer-Policy', 'no-referrer');
+    setPageHeaders(reply, ERRORS_PAGE_CSP);
     return reply.type('text/html; charset=utf-8').send(html);
   });
 }

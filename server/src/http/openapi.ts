@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { setPageHeaders } from './page-headers.js';
 
 /**
  * The Swagger UI at /docs: its own scripts and styles only (it has no inline script; its React
@@ -63,8 +64,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
     staticCSP: docsCsp(opts.publicUrl),
     uiHooks: {
       onRequest: (_request, reply, done) => {
-        reply.header('X-Frame-Options', 'DENY');
-        reply.header('Referrer-Policy', 'no-referrer');
+        setPageHeaders(reply);
         done();
       },
     },

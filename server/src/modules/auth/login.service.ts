@@ -1,5 +1,5 @@
 import type { ClientInfo } from '../../http/client-info.js';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError, tooManyAttempts } from '../../http/error-catalogue.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
@@ -34,10 +34,7 @@ export function createLoginService(deps: LoginDeps) {
     ]);
     const blocked = [byEmail, byIp].find((d) => !d.allowed);
     if (blocked) {
-      throw new AppError('too_many_attempts', 'Too many failed sign-in attempts; try again later.', {
-        headers: { 'Retry-After': String(blocked.retryAfterSeconds) },
-        retry_after: blocked.retryAfterSeconds,
-      });
+      throw tooManyAttempts('Too many failed sign-in attempts; try again later.', blocked.retryAfterSeconds);
     }
   }
 

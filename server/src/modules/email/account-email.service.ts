@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../http/client-info.js';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError, tooManyAttempts } from '../../http/error-catalogue.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -52,7 +52,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
       const decision = await deps.attempts.hit(`verify-mail:${userId}`, RESEND_PER_HOUR, 3600);
       if (!decision.allowed) {
-        throw new AppError('too_many_attempts', 'Too many verification mails; try again later.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+        throw tooManyAttempts('Too many verification mails; try again later.', decision.retryAfterSeconds);
       }
       await sendVerification(user);
     },

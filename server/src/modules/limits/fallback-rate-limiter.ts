@@ -1,4 +1,4 @@
-import type { DecisionCallback, RateDecision, RateLimiter } from './rate-limiter.js';
+import { promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from './tiers.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Limits } from './tiers.js';
  * count here; a failed limiter must never turn into an outage of the whole platform.
  *
  * Callback-style inside (`consumeThen`), so the hot path in Redis mode creates no promise per
- * request; `consume` is the same thing as a promise.
+ * request.
  */
 export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFallback: (error: unknown) => void): RateLimiter & { degraded(): boolean } {
   let lastReport = 0;
@@ -21,16 +21,7 @@ export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFall
       lastReport = now;
       onFallback(error);
     }
-    if (fallback.consumeNow !== undefined) {
-      let decision: RateDecision;
-      try {
-        decision = fallback.consumeNow(accountId, limits);
-      } catch (fallbackError) {
-        return callback(fallbackError);
-      }
-      return callback(null, decision);
-    }
-    fallback.consume(accountId, limits).then((decision) => callback(null, decision), callback);
+    fallback.consumeThen(accountId, limits, callback);
   }
 
   function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void {
@@ -39,17 +30,12 @@ export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFall
       degradedUntil = 0;
       callback(null, decision);
     };
-    if (primary.consumeThen !== undefined) return primary.consumeThen(accountId, limits, answer);
-    primary.consume(accountId, limits).then((decision) => answer(null, decision), answer);
+    primary.consumeThen(accountId, limits, answer);
   }
 
   return {
     consumeThen,
-    consume(accountId, limits) {
-      return new Promise((resolve, reject) => {
-        consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
-      });
-    },
+    consume: promisedConsume(consumeThen),
     degraded: () => degradedUntil > Date.now(),
     async close() {
       await primary.close();

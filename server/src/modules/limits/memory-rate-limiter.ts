@@ -35,6 +35,7 @@ export function createMemoryRateLimiter(now: () => number = Date.now, maxAccount
 
   return {
     consumeNow,
+    consumeThen: (accountId, limits, callback) => callback(null, consumeNow(accountId, limits)),
     consume: async (accountId, limits) => consumeNow(accountId, limits),
     close: async () => clearInterval(sweep),
   };

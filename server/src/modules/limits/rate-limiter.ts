@@ -25,18 +25,27 @@ export interface RateDecision {
 export type DecisionCallback = (error: unknown, decision?: RateDecision) => void;
 
 export interface RateLimiter {
+  /**
+   * The one primitive: decide and count, answering through a callback, so limiters that need a
+   * round trip (Redis) create no promise per request on the hot path.
+   */
+  consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void;
+  /** The same as a promise (`promisedConsume` builds it from `consumeThen`). */
   consume(accountId: string, limits: Limits): Promise<RateDecision>;
   /**
-   * The same as `consume`, without a promise, for limiters whose state is in this process (the
-   * memory limiter). Absent on limiters that need a round trip (Redis).
+   * The same, synchronously, for limiters whose state is in this process (the memory limiter).
+   * Absent on limiters that need a round trip.
    */
   consumeNow?(accountId: string, limits: Limits): RateDecision;
-  /**
-   * The same as `consume`, answering through a callback: no promise per request on the hot path
-   * of limiters that need a round trip (Redis). Optional; `consume` is always there.
-   */
-  consumeThen?(accountId: string, limits: Limits, callback: DecisionCallback): void;
   close(): Promise<void>;
+}
+
+/** `consume` for a limiter, from its `consumeThen`. */
+export function promisedConsume(consumeThen: RateLimiter['consumeThen']): RateLimiter['consume'] {
+  return (accountId, limits) =>
+    new Promise((resolve, reject) => {
+      consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
+    });
 }
 
 export const MINUTE_MS = 60_000;

@@ -8,6 +8,6 @@ describe.runIf(process.env.REDIS_URL)('redis rate limiter', () => {
   rateLimiterContract(async () => {
     const redis = await connectRedis(process.env.REDIS_URL!, 'commands');
     const limiter = createRedisRateLimiter(redis, `test:${Math.random().toString(36).slice(2)}:`);
-    return { consume: limiter.consume, close: async () => void redis.disconnect() };
+    return { ...limiter, close: async () => void redis.disconnect() };
   });
 });

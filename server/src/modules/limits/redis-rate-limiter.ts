@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decide, type DecisionCallback, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { decide, promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from './tiers.js';
 
 /**
@@ -134,11 +134,7 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
 
   return {
     consumeThen,
-    consume(accountId, limits): Promise<RateDecision> {
-      return new Promise((resolve, reject) => {
-        consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
-      });
-    },
+    consume: promisedConsume(consumeThen),
     close: async () => {},
   };
 }

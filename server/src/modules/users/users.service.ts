@@ -1,4 +1,4 @@
-import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { AppError, fieldError, tooManyAttempts } from '../../http/error-catalogue.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { newId } from '../../infra/ids.js';
@@ -62,10 +62,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     const key = `password-check-fail:user:${user.id}`;
     const budget = await deps.attempts.peek(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
     if (!budget.allowed) {
-      throw new AppError('too_many_attempts', 'Too many wrong passwords; try again later.', {
-        headers: { 'Retry-After': String(budget.retryAfterSeconds) },
-        retry_after: budget.retryAfterSeconds,
-      });
+      throw tooManyAttempts('Too many wrong passwords; try again later.', budget.retryAfterSeconds);
     }
     if (!(await hasher.verify(user.password_hash, password))) {
       await deps.attempts.hit(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
