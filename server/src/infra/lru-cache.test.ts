@@ -28,3 +28,22 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBeUndefined();
   });
 });
+
+describe('LruCache.deleteWhere', () => {
+  it('drops the matching entries of both generations and keeps the rest', () => {
+    const cache = new LruCache<string, number>(3);
+    cache.set('old-even', 2);
+    cache.set('old-odd', 3);
+    cache.set('old-odd-too', 7); // rotates: these three are now the older generation
+    cache.set('new-even', 4);
+    cache.set('new-odd', 5);
+    expect(cache.size).toBe(5);
+    cache.deleteWhere((value) => value % 2 === 0);
+    expect(cache.get('old-even')).toBeUndefined();
+    expect(cache.get('new-even')).toBeUndefined();
+    expect(cache.get('old-odd')).toBe(3);
+    expect(cache.get('new-odd')).toBe(5);
+    expect(cache.get('old-odd-too')).toBe(7);
+    expect(cache.size).toBe(3);
+  });
+});

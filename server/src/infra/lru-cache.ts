@@ -40,6 +40,13 @@ export class LruCache<K, V> {
     this.older.delete(key);
   }
 
+  /** Drops every entry `doomed` says so of (a periodic sweep, never the request path). */
+  deleteWhere(doomed: (value: V, key: K) => boolean): void {
+    for (const generation of [this.recent, this.older]) {
+      for (const [key, value] of generation) if (doomed(value, key)) generation.delete(key);
+    }
+  }
+
   clear(): void {
     this.recent.clear();
     this.older.clear();

@@ -25,6 +25,8 @@ export interface AccessTokens {
    * is not in the cache (then call `verify`). Throws token_expired for a cached, expired token.
    */
   verifyCached(token: string): AccessClaims | undefined;
+  /** Stops the sweep of expired tokens from the cache. */
+  close(): void;
 }
 
 /**
@@ -40,6 +42,8 @@ interface CachedToken {
 
 const ALLOWED_HEADER_KEYS = new Set(['alg', 'kid', 'typ']);
 const CLOCK_TOLERANCE_S = 5;
+/** How often expired tokens are dropped from the cache (a hit re-checks expiry anyway). */
+export const EXPIRED_SWEEP_MS = 60_000;
 
 export function accessTokenAudience(publicUrl: string): string {
   return `${publicUrl}/v1`;
@@ -52,6 +56,13 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
   // and expiry is re-checked on every hit, so a cached entry never outlives its token.
   const verified = new LruCache<string, CachedToken>(deps.cacheSize ?? 10_000);
   const invalid = () => new AppError('invalid_token', 'The access token is not valid.');
+  // An expired token can never be a hit again; without this sweep it would stay until evicted,
+  // so a quiet cache would hold a day of logins' worth of dead tokens (the soak's slow rise).
+  const sweep = setInterval(() => {
+    const now = clock.now() / 1000;
+    verified.deleteWhere((entry) => entry.claims.exp + CLOCK_TOLERANCE_S <= now);
+  }, EXPIRED_SWEEP_MS);
+  sweep.unref();
 
   function verifyCached(token: string): AccessClaims | undefined {
     const hit = verified.get(token.slice(-CACHE_KEY_CHARS));
@@ -77,6 +88,8 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
     },
 
     verifyCached,
+
+    close: () => clearInterval(sweep),
 
     async verify(token) {
       const hit = verifyCached(token);
