@@ -182,6 +182,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
         eventRetention.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();
+        accessTokens.close();
         await mailer.close();
         await revocations.close();
         await sharedHandle.bus.close();
