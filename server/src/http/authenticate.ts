@@ -4,10 +4,11 @@ import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
-import { limitsFor } from '../modules/limits/tiers.js';
+import { limitsFor, type Limits } from '../modules/limits/tiers.js';
 import type { AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
 import { AppError } from './error-catalogue.js';
+import { takePrecounted } from './precounted.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
@@ -45,7 +46,7 @@ function asChallenge(error: unknown): never {
  * from the caches. Never throws: undefined means "take the full path", which parses leniently
  * and produces the right error for every case this one skips (expired, revoked, malformed).
  */
-function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): AuthContext | undefined {
+export function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): AuthContext | undefined {
   if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
   const credential = authorization.slice(7);
   try {
@@ -57,6 +58,18 @@ function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | '
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The other half of the hot path: the caller's account when it is cached, fresh and enabled;
+ * undefined otherwise (no credential, not cached, stale, disabled), when only the full path
+ * can answer. Shared by the authenticate hook and the hot path in front of Fastify, so the two
+ * never disagree on which requests they may answer from memory.
+ */
+export function cachedEnabledAccount(deps: Pick<AuthenticateDeps, 'accounts'>, auth: AuthContext | undefined): UserRow | undefined {
+  if (auth === undefined) return undefined;
+  const account = deps.accounts.peek(auth.userId);
+  return account === undefined || account.disabled ? undefined : account;
 }
 
 /** Tells an API key from an access token by prefix and verifies it (both paths cache). */
@@ -71,21 +84,23 @@ export async function resolveCredential(deps: Pick<AuthenticateDeps, 'accessToke
   return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
 }
 
-function authorize(auth: AuthContext, requirement: AuthRequirement, role: string): void {
-  if (requirement === 'any') return;
+/** Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing. */
+export function authorizationFailure(auth: AuthContext, requirement: AuthRequirement, role: string): AppError | undefined {
+  if (requirement === 'any') return undefined;
   if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
-      throw new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
+      return new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
     }
-    if (requirement === 'admin' && role !== 'admin') throw new AppError('forbidden', 'This operation is for administrators.');
-    return;
+    if (requirement === 'admin' && role !== 'admin') return new AppError('forbidden', 'This operation is for administrators.');
+    return undefined;
   }
   if (!auth.scopes.has(requirement)) {
-    throw new AppError('insufficient_scope', `This credential lacks the ${requirement} scope.`, {
+    return new AppError('insufficient_scope', `This credential lacks the ${requirement} scope.`, {
       headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${requirement}"` },
       required_scope: requirement,
     });
   }
+  return undefined;
 }
 
 function rateLimited(decision: RateDecision): AppError {
@@ -103,10 +118,19 @@ function rateLimited(decision: RateDecision): AppError {
 function admit(request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow, decision: RateDecision, nowMs: number): void {
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimited(decision);
-  authorize(auth, requirement, account.role);
+  const refused = authorizationFailure(auth, requirement, account.role);
+  if (refused) throw refused;
   request.auth = auth;
   request.account = account;
   request.rateLimit = decision;
+}
+
+/** The limiter's decision for this request: the hot path's, when it counted it already. */
+async function countedOnce(deps: AuthenticateDeps, request: FastifyRequest, accountId: string, limits: Limits): Promise<RateDecision> {
+  const precounted = takePrecounted(request.raw);
+  if (precounted === undefined) return deps.limiter.consume(accountId, limits);
+  if (precounted.decision === undefined) throw precounted.error;
+  return precounted.decision;
 }
 
 /**
@@ -121,7 +145,7 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
   // The credential outlived its account (deleted): it no longer authenticates anyone.
   if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
   if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-  const decision = await deps.limiter.consume(auth.userId, limitsFor(account));
+  const decision = await countedOnce(deps, request, auth.userId, limitsFor(account));
   admit(request, reply, requirement, auth, account, decision, deps.clock.now());
 }
 
@@ -137,28 +161,28 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement):
   };
   return function authenticateRequest(request, reply, done) {
     const auth = resolveCachedCredential(deps, request.headers.authorization);
-    const account = auth === undefined ? undefined : deps.accounts.peek(auth.userId);
-    if (auth === undefined || account === undefined || account.disabled) return slowPath(request, reply, done);
+    const account = cachedEnabledAccount(deps, auth);
+    if (auth === undefined || account === undefined) return slowPath(request, reply, done);
+    const precounted = takePrecounted(request.raw);
+    if (precounted !== undefined) return finish(deps, request, reply, requirement, auth, account, done, precounted.error, precounted.decision);
     const limits = limitsFor(account);
-    if (deps.limiter.consumeNow !== undefined) {
-      try {
-        admit(request, reply, requirement, auth, account, deps.limiter.consumeNow(auth.userId, limits), deps.clock.now());
-      } catch (error) {
-        return done(error as Error);
-      }
-      return done();
-    }
-    const admitDecision = (error: unknown, decision?: RateDecision) => {
-      if (decision === undefined) return done(error as Error);
-      try {
-        admit(request, reply, requirement, auth, account, decision, deps.clock.now());
-      } catch (admitError) {
-        return done(admitError as Error);
-      }
-      done();
-    };
-    deps.limiter.consumeThen(auth.userId, limits, admitDecision);
+    if (deps.limiter.consumeNow !== undefined) return finish(deps, request, reply, requirement, auth, account, done, null, deps.limiter.consumeNow(auth.userId, limits));
+    deps.limiter.consumeThen(auth.userId, limits, (error, decision) => finish(deps, request, reply, requirement, auth, account, done, error, decision));
   };
+}
+
+/** The hook's last step once the limiter answered (a top-level function: no closure per request). */
+function finish(
+  deps: AuthenticateDeps, request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow,
+  done: HookHandlerDoneFunction, error: unknown, decision: RateDecision | undefined,
+): void {
+  if (decision === undefined) return done(error as Error);
+  try {
+    admit(request, reply, requirement, auth, account, decision, deps.clock.now());
+  } catch (admitError) {
+    return done(admitError as Error);
+  }
+  done();
 }
 
 /**

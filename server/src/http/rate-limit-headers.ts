@@ -1,18 +1,39 @@
 import type { FastifyReply } from 'fastify';
 import type { RateDecision } from '../modules/limits/rate-limiter.js';
 
+// The policy string changes only with an account's limits; most traffic comes from a few
+// accounts, so remembering the last one saves building it on nearly every request.
+let lastPolicy = { minute: -1, day: -1, value: '' };
+function policyOf(minuteLimit: number, dayLimit: number): string {
+  if (lastPolicy.minute !== minuteLimit || lastPolicy.day !== dayLimit) {
+    lastPolicy = { minute: minuteLimit, day: dayLimit, value: `"minute";q=${minuteLimit};w=60, "day";q=${dayLimit};w=86400` };
+  }
+  return lastPolicy.value;
+}
+
 /**
  * API.md §5: the IETF draft headers (RateLimit-Policy for both windows, RateLimit for the
- * tighter one) plus the widely used X-RateLimit-* trio for the tighter window.
+ * tighter one) plus the widely used X-RateLimit-* trio for the tighter window, appended to
+ * `out` as name, value, name, value… (the flat form `res.writeHead` takes).
  * X-RateLimit-Reset is a Unix time in seconds (as GitHub sends it); RateLimit's t= is a delta.
  * Names in lower case, as Fastify stores them: then it has nothing to convert per request.
  */
-export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision, nowMs: number): void {
+export function appendRateLimitHeaders(out: string[], decision: RateDecision, nowMs: number): void {
   const { minute, day } = decision;
-  const tighter = decision.violated === 'day' || day.remaining < minute.remaining ? { name: 'day', w: day } : { name: 'minute', w: minute };
-  reply.header('ratelimit-policy', `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`);
-  reply.header('ratelimit', `"${tighter.name}";r=${tighter.w.remaining};t=${tighter.w.resetSeconds}`);
-  reply.header('x-ratelimit-limit', String(tighter.w.limit));
-  reply.header('x-ratelimit-remaining', String(tighter.w.remaining));
-  reply.header('x-ratelimit-reset', String(Math.ceil(nowMs / 1000) + tighter.w.resetSeconds));
+  const dayIsTighter = decision.violated === 'day' || day.remaining < minute.remaining;
+  const w = dayIsTighter ? day : minute;
+  out.push(
+    'ratelimit-policy', policyOf(minute.limit, day.limit),
+    'ratelimit', `"${dayIsTighter ? 'day' : 'minute'}";r=${w.remaining};t=${w.resetSeconds}`,
+    'x-ratelimit-limit', String(w.limit),
+    'x-ratelimit-remaining', String(w.remaining),
+    'x-ratelimit-reset', String(Math.ceil(nowMs / 1000) + w.resetSeconds),
+  );
+}
+
+/** The same headers on a Fastify reply (every authenticated answer, errors included). */
+export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision, nowMs: number): void {
+  const headers: string[] = [];
+  appendRateLimitHeaders(headers, decision, nowMs);
+  for (let i = 0; i < headers.length; i += 2) reply.header(headers[i]!, headers[i + 1]);
 }

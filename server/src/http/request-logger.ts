@@ -59,6 +59,6 @@ export const deferredChildLoggerFactory: NonNullable<FastifyServerOptions['child
   new DeferredChildLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger;
 
 /** Whether `logger` writes lines of `level` (false for Fastify's silent stand-in logger). */
-export function logsAt(logger: FastifyBaseLogger, level: string): boolean {
+export function logsAt(logger: FastifyBaseLogger | Logger, level: string): boolean {
   return (logger as Partial<Logger>).isLevelEnabled?.(level) ?? false;
 }

@@ -17,6 +17,7 @@ interface Series {
 export class RouteHistogram {
   /** Per route template, per method, per status. */
   private readonly routes: Map<string, Map<number, Series>>[] = [];
+  private readonly recorders = new Map<string, (method: string, status: number, seconds: number) => void>();
   readonly type = 'histogram';
   readonly aggregator = 'sum';
 
@@ -24,8 +25,18 @@ export class RouteHistogram {
     registry.registerMetric(this as never);
   }
 
-  /** The recorder of one route template; `observe` is what runs per request. */
+  /**
+   * The recorder of one route template; the function it returns is what runs per request. Asked
+   * twice for one template (Fastify's route and the hot path's), it returns the same recorder, so
+   * a series is never split in two.
+   */
   forRoute(route: string): (method: string, status: number, seconds: number) => void {
+    let recorder = this.recorders.get(route);
+    if (recorder === undefined) this.recorders.set(route, (recorder = this.newRecorder(route)));
+    return recorder;
+  }
+
+  private newRecorder(route: string): (method: string, status: number, seconds: number) => void {
     const byMethod = new Map<string, Map<number, Series>>();
     this.routes.push(byMethod);
     return (method, status, seconds) => {

@@ -33,7 +33,9 @@ export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clo
       const hit = cache.get(userId);
       if (hit && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS) return hit.row;
       const row = await users.findById(userId);
-      if (row) cache.set(userId, { row, at: clock.now() });
+      // Frozen: a row is shared by every request of the account (and the hot path caches
+      // answers per row), so changing one in place would be a bug; this makes it throw.
+      if (row) cache.set(userId, { row: Object.freeze(row), at: clock.now() });
       else cache.delete(userId);
       return row;
     },
