@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { betterAuthVersions } from './lib/better-auth.js';
 import { cleanupAll } from './lib/cleanup.js';
+import { describePinning, planPinning } from './lib/cpu-pinning.js';
 import { runGrowth } from './lib/parts/growth.js';
 import { runLogin } from './lib/parts/login.js';
 import { FLOOR_TARGETS, GATEHOUSE_TARGETS, GOALS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
@@ -43,6 +44,8 @@ const HELP = `Usage: npm run bench [-- options]
   --growth-modes LIST modes of the growth part (default: --modes)
   --profile           run the throughput part's Gatehouse servers under node --cpu-prof and
                       summarise the profiles (numbers measured this way are slowed by the profiler)
+  --pin               throughput part: the load generator on CPU 0, every server under test on
+                      the other CPUs (taskset; needs 2 or more CPUs)
   --json FILE         also write the raw rounds and the summaries as JSON
   --timeout S         give up (and clean up) after this many seconds (default 3600)
   --server-root DIR   measure the server in DIR/server instead of this checkout's (e.g. an
@@ -66,6 +69,7 @@ const { values: opts } = parseArgs({
     'growth-accounts': { type: 'string', default: '100000' },
     'growth-modes': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
     json: { type: 'string' },
     timeout: { type: 'string', default: '3600' },
     'server-root': { type: 'string' },
@@ -89,6 +93,7 @@ const growthAgents = Number(opts['growth-agents']);
 const growthAccounts = Number(opts['growth-accounts']);
 if (!(growthAgents > 1_000 && growthAccounts > 100 && growthAgents >= growthAccounts)) throw new Error('--growth-agents must exceed 1,000 and --growth-accounts 100, with at least one agent per account');
 
+const pinning = planPinning(opts.pin);
 const SERVER_ROOT = opts['server-root'] ? resolve(opts['server-root']) : ROOT;
 const COMPARE_ROOT = opts.compare ? resolve(opts.compare) : null;
 const usesRedis = (parts.some((p) => p !== 'growth') && modes.includes('redis')) || (parts.includes('growth') && growthModes.includes('redis'));
@@ -132,6 +137,7 @@ async function machine() {
     server: describeServer(SERVER_ROOT) + (COMPARE_ROOT ? `; compared with ${describeServer(COMPARE_ROOT)}` : ''),
     autocannon: require('autocannon/package.json').version,
     ...(usesRedis ? await serviceVersions(SERVER_ROOT) : {}),
+    pinning: describePinning(pinning),
     loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
   };
 }
@@ -144,10 +150,10 @@ async function main() {
   const schedule = { rounds: Number(opts.rounds), duration: Number(opts.duration), warmup: Number(opts.warmup) };
   log(`bench: ${describe(info)}; load average ${info.loadBefore}`);
   log(`bench: server ${info.server}`);
-  log(`bench: parts ${parts.join(', ')}; ${schedule.warmup} s warm-up, ${schedule.rounds} rounds × ${schedule.duration} s per target, interleaved`);
+  log(`bench: parts ${parts.join(', ')}; ${schedule.warmup} s warm-up, ${schedule.rounds} rounds × ${schedule.duration} s per target, interleaved; throughput ${info.pinning}`);
   if (usesRedis) redisProbe = await connectRedisProbe(SERVER_ROOT);
   const ctx = {
-    repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe,
+    repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe, pinning,
     connections: Number(opts.connections),
     loginConnections: Number(opts['login-connections']),
     stormRate: Number(opts['storm-rate']),
@@ -173,7 +179,7 @@ async function main() {
 
   console.log(`\n${describe(info)}`);
   console.log(`server: ${info.server}`);
-  console.log(`${schedule.warmup} s warm-up, ${schedule.rounds} interleaved rounds × ${schedule.duration} s per target; load average before ${info.loadBefore}, after ${info.loadAfter}`);
+  console.log(`${schedule.warmup} s warm-up, ${schedule.rounds} interleaved rounds × ${schedule.duration} s per target; throughput ${info.pinning}; load average before ${info.loadBefore}, after ${info.loadAfter}`);
   console.log('Spread = (max − min) / median over the rounds: how much the machine moved under the run.');
   for (const [part, outcome] of Object.entries(outcomes)) {
     for (const section of outcome.sections) console.log(`\n## ${section.title} (${part}, ${Math.round(outcome.seconds)} s)\n\n${section.text}`);

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { prepareBetterAuthUser, startBetterAuth, stopBetterAuth } from '../better-auth.js';
 import { onCleanup } from '../cleanup.js';
+import { whilePinned } from '../cpu-pinning.js';
 import { AGENTS_PAGE, prepareAccount } from '../gatehouse-account.js';
 import { newDeployment, startGatehouse, teardown } from '../gatehouse.js';
 import { interleavedRounds } from '../load.js';
@@ -148,7 +149,8 @@ export async function runThroughput(ctx) {
   targets.push(...(await peerTargets(ctx)));
 
   const window = [Number(process.hrtime.bigint() / 1000n)];
-  const results = await interleavedRounds(targets, { ...ctx.schedule, connections: ctx.connections, redisProbe: ctx.redisProbe, served: ctx.served, log: ctx.log });
+  const results = await whilePinned(ctx.pinning, targets.map((t) => t.process.pid), () =>
+    interleavedRounds(targets, { ...ctx.schedule, connections: ctx.connections, redisProbe: ctx.redisProbe, served: ctx.served, log: ctx.log }));
   window.push(Number(process.hrtime.bigint() / 1000n));
 
   const rows = summarize(targets, results, 'hello');
