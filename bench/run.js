@@ -30,7 +30,11 @@ const HELP = `Usage: npm run bench [-- options]
                         throughput: bare Fastify, Gatehouse's routes, Better Auth, same rounds
                         login:      POST /v1/auth/login vs raw argon2; GET p99 during logins
                         growth:     GET /v1/agents among 1,000 vs 1,000,000 agents
-  --rounds N          measured rounds per target (default 5), interleaved across targets
+  --rounds N          measured rounds per target (default 5; throughput: per sitting, default 3),
+                      interleaved across targets
+  --processes N       throughput part: sittings, each with every server started afresh, their
+                      rounds pooled (default 3; one process can be slower than the next for life;
+                      --profile measures one)
   --duration S        seconds per round (default 5)
   --warmup S          seconds of warm-up per target before the rounds (default 3)
   --connections N     concurrent connections of the throughput loads (default 100)
@@ -56,7 +60,8 @@ const HELP = `Usage: npm run bench [-- options]
 const { values: opts } = parseArgs({
   options: {
     parts: { type: 'string', default: Object.keys(PARTS).join(',') },
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string' },
+    processes: { type: 'string', default: '3' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '100' },
@@ -94,6 +99,10 @@ const growthAccounts = Number(opts['growth-accounts']);
 if (!(growthAgents > 1_000 && growthAccounts > 100 && growthAgents >= growthAccounts)) throw new Error('--growth-agents must exceed 1,000 and --growth-accounts 100, with at least one agent per account');
 
 const pinning = planPinning(opts.pin);
+// A CPU profile covers one server process: profiling measures one sitting.
+const processes = opts.profile ? 1 : Number(opts.processes);
+if (!(Number.isInteger(processes) && processes >= 1)) throw new Error('--processes must be a whole number, at least 1');
+if (opts.rounds !== undefined && !(Number(opts.rounds) >= 1)) throw new Error('--rounds must be at least 1');
 const SERVER_ROOT = opts['server-root'] ? resolve(opts['server-root']) : ROOT;
 const COMPARE_ROOT = opts.compare ? resolve(opts.compare) : null;
 const usesRedis = (parts.some((p) => p !== 'growth') && modes.includes('redis')) || (parts.includes('growth') && growthModes.includes('redis'));
@@ -147,13 +156,15 @@ const describe = (info) => `${info.cpus} CPUs (${info.cpu}), Node ${info.node}, 
 
 async function main() {
   const info = await machine();
-  const schedule = { rounds: Number(opts.rounds), duration: Number(opts.duration), warmup: Number(opts.warmup) };
+  const schedule = { rounds: Number(opts.rounds ?? 5), duration: Number(opts.duration), warmup: Number(opts.warmup) };
+  const throughputSchedule = { ...schedule, rounds: Number(opts.rounds ?? (processes > 1 ? 3 : 5)) };
   log(`bench: ${describe(info)}; load average ${info.loadBefore}`);
   log(`bench: server ${info.server}`);
-  log(`bench: parts ${parts.join(', ')}; ${schedule.warmup} s warm-up, ${schedule.rounds} rounds × ${schedule.duration} s per target, interleaved; throughput ${info.pinning}`);
+  log(`bench: parts ${parts.join(', ')}; ${schedule.warmup} s warm-up, ${schedule.rounds} rounds × ${schedule.duration} s per target, interleaved; ` +
+    `throughput: ${processes} sitting(s) of ${throughputSchedule.rounds} rounds, ${info.pinning}`);
   if (usesRedis) redisProbe = await connectRedisProbe(SERVER_ROOT);
   const ctx = {
-    repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe, pinning,
+    repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe, pinning, processes,
     connections: Number(opts.connections),
     loginConnections: Number(opts['login-connections']),
     stormRate: Number(opts['storm-rate']),
@@ -170,7 +181,7 @@ async function main() {
     const started = Date.now();
     log(`bench: == ${part} ==`);
     // Each part gets its own copy of the context, since parts keep their own resources on it.
-    const outcome = await PARTS[part]({ ...ctx, servers: part === 'throughput' ? ctx.servers : ctx.servers.slice(0, 1) });
+    const outcome = await PARTS[part](part === 'throughput' ? { ...ctx, schedule: throughputSchedule } : { ...ctx, servers: ctx.servers.slice(0, 1) });
     await outcome.release(); // free the machine (servers, databases) before the next part
     outcome.seconds = (Date.now() - started) / 1000;
     outcomes[part] = outcome;
@@ -179,7 +190,8 @@ async function main() {
 
   console.log(`\n${describe(info)}`);
   console.log(`server: ${info.server}`);
-  console.log(`${schedule.warmup} s warm-up, ${schedule.rounds} interleaved rounds × ${schedule.duration} s per target; throughput ${info.pinning}; load average before ${info.loadBefore}, after ${info.loadAfter}`);
+  console.log(`${schedule.warmup} s warm-up, ${schedule.rounds} interleaved rounds × ${schedule.duration} s per target ` +
+    `(throughput: ${processes} sitting(s) of fresh servers × ${throughputSchedule.rounds} rounds, pooled; ${info.pinning}); load average before ${info.loadBefore}, after ${info.loadAfter}`);
   console.log('Spread = (max − min) / median over the rounds: how much the machine moved under the run.');
   for (const [part, outcome] of Object.entries(outcomes)) {
     for (const section of outcome.sections) console.log(`\n## ${section.title} (${part}, ${Math.round(outcome.seconds)} s)\n\n${section.text}`);
