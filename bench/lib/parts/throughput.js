@@ -166,15 +166,15 @@ const releaseSitting = async (ctx) => {
  */
 export async function runThroughput(ctx) {
   const results = {};
-  const window = [];
   let targets;
+  let window; // the last sitting's measuring window (µs), which a CPU profile is read against
   for (let sitting = 1; sitting <= ctx.processes; sitting++) {
     if (ctx.processes > 1) ctx.log(`bench: throughput sitting ${sitting}/${ctx.processes}: starting every server afresh`);
     targets = await startTargets(ctx);
-    window.splice(0, 2, Number(process.hrtime.bigint() / 1000n));
+    const start = Number(process.hrtime.bigint() / 1000n);
     const sittingResults = await whilePinned(ctx.pinning, targets.map((t) => t.process.pid), () =>
       interleavedRounds(targets, { ...ctx.schedule, connections: ctx.connections, redisProbe: ctx.redisProbe, served: ctx.served, log: ctx.log }));
-    window.push(Number(process.hrtime.bigint() / 1000n));
+    window = [start, Number(process.hrtime.bigint() / 1000n)];
     for (const [id, rounds] of Object.entries(sittingResults)) (results[id] ??= []).push(...rounds);
     if (sitting < ctx.processes) await releaseSitting(ctx); // the last sitting's servers are kept for the profile
   }
@@ -194,7 +194,8 @@ export async function runThroughput(ctx) {
       ...(peer.text ? [{ title: 'Gatehouse ÷ Better Auth (same run, same rounds)', text: peer.text }] : []),
     ],
     goals: [...goals, ...peer.goals],
-    json: { results, summary: strip },
+    // Each target's rounds in sitting order: rounds [k·n, (k+1)·n) belong to sitting k + 1.
+    json: { sittings: ctx.processes, roundsPerSitting: ctx.schedule.rounds, results, summary: strip },
     profile: { window, hello: targets[0].process, profiled: ctx.profiled },
     release: () => releaseSitting(ctx),
   };
