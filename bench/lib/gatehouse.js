@@ -19,9 +19,9 @@ export function newDeployment(mode, root, name = mode) {
  * Starts one deployment: 'embedded' (SQLite file in a temp dir, memory limiter) or 'redis' (a
  * fresh PostgreSQL database and REDIS_URL). Every resource is recorded on `deployment` as soon
  * as it exists, so `teardown` removes it even after a failed start. The server runs its
- * migrations as it starts.
+ * migrations as it starts. `nodeArgs`: more Node flags for the server process.
  */
-export async function startGatehouse(deployment, { profileDir } = {}) {
+export async function startGatehouse(deployment, { profileDir, nodeArgs = [] } = {}) {
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -49,7 +49,7 @@ export async function startGatehouse(deployment, { profileDir } = {}) {
     env.REDIS_URL = REDIS_URL;
   }
   deployment.env = env;
-  deployment.nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  deployment.nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...nodeArgs];
   deployment.base = `http://127.0.0.1:${port}`;
   await startServer(deployment);
 }

@@ -30,7 +30,11 @@ export const GATEHOUSE_TARGETS = {
 };
 /** Not a Gatehouse route: the floor any server pays for /v1/users/me's answer (bench/shape-server.js). */
 const SHAPE_LABEL = 'bare Fastify, /v1/users/me-shaped answer (floor)';
-export const FLOOR_TARGETS = { shape: { label: SHAPE_LABEL }, 'hello-defaults': { label: 'bare Fastify hello-world, Node defaults' } };
+export const FLOOR_TARGETS = {
+  shape: { label: SHAPE_LABEL },
+  'hello-defaults': { label: 'bare Fastify hello-world, Node defaults' },
+  'hello-anchored': { label: 'bare Fastify hello-world, nextTick record kept alive' },
+};
 export const PEER_TARGETS = {
   'ba-session': { label: 'GET /api/auth/get-session, session cookie', path: '/api/auth/get-session' },
   'ba-key': { label: 'GET /bench/api-key, verifyApiKey', path: '/bench/api-key' },
@@ -57,15 +61,23 @@ async function startHello(ctx) {
 }
 
 /**
- * The same hello-world under Node's default flags: shown beside the ceiling, so the table also
- * says what Gatehouse reaches against a bare Fastify nobody tuned. Not a goal's base.
+ * The same hello-world in another set-up, shown beside the ceiling and never a goal's base:
+ * `hello-defaults` under Node's default flags (what Gatehouse reaches against a bare Fastify nobody
+ * tuned); `hello-anchored` keeping one process.nextTick record alive as Gatehouse's `serve` does
+ * (server/src/infra/next-tick-anchor.ts): the ceiling without the idle-GC state (docs/PERFORMANCE.md).
  */
-async function startHelloDefaults(ctx) {
+const HELLO_VARIANTS = {
+  'hello-defaults': { label: 'bare Fastify hello-world, Node defaults (no flags)', env: {}, options: { nodeFlags: [] } },
+  'hello-anchored': { label: 'bare Fastify hello-world, nextTick record kept alive', env: { ANCHOR_NEXT_TICK: '1' }, options: {} },
+};
+
+async function startHelloVariant(ctx, id) {
+  const { label, env, options } = HELLO_VARIANTS[id];
   const port = await freePort();
-  const hello = startProcess('bare fastify (Node defaults)', ['bench/hello-server.js'], { PORT: String(port), HOST: '127.0.0.1' }, ctx.repoRoot, { nodeFlags: [] });
-  ctx.releases.push(onCleanup('bare Fastify (Node defaults)', () => stopProcess(hello)));
+  const hello = startProcess(label, ['bench/hello-server.js'], { PORT: String(port), HOST: '127.0.0.1', ...env }, ctx.repoRoot, options);
+  ctx.releases.push(onCleanup(label, () => stopProcess(hello)));
   await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
-  return { id: 'hello-defaults', key: 'hello-defaults', mode: '—', label: 'bare Fastify hello-world, Node defaults (no flags)', url: `http://127.0.0.1:${port}/`, process: hello };
+  return { id, key: id, mode: '—', label, url: `http://127.0.0.1:${port}/`, process: hello };
 }
 
 /** Optional target `shape`: bare Fastify answering with /v1/users/me's headers and body size. */
@@ -143,7 +155,7 @@ async function startTargets(ctx) {
   ctx.releases = [];
   ctx.profiled = [];
   const targets = [await startHello(ctx)];
-  if (ctx.targetIds.includes('hello-defaults')) targets.push(await startHelloDefaults(ctx));
+  for (const id of Object.keys(HELLO_VARIANTS)) if (ctx.targetIds.includes(id)) targets.push(await startHelloVariant(ctx, id));
   for (const server of ctx.servers) for (const mode of ctx.modes) targets.push(...(await gatehouseTargets(ctx, server, mode)));
   // The floor is loaded with a real access token's Authorization header, as /v1/users/me is.
   if (ctx.targetIds.includes('shape')) targets.splice(1, 0, await startShape(ctx, targets.find((t) => t.key === 'me-token')?.headers.authorization?.slice(7)));
