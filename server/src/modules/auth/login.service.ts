@@ -57,12 +57,16 @@ export function createLoginService(deps: LoginDeps) {
       if (deps.requireEmailVerification && !user.email_verified) {
         throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
       }
-      // Three independent writes, in parallel: with a network database each would otherwise add
-      // a round trip to every login. The security log never fails a login (it reports and goes on).
+      // The failure counter's reset runs beside the session's start (with a network database each
+      // would otherwise add a round trip); the `sign_in` event only after the session exists, so
+      // the account's history never shows a sign-in that failed. The security log never fails a
+      // login (it reports and goes on).
       const [tokens] = await Promise.all([
-        deps.sessions.start(user.id, client),
+        deps.sessions.start(user.id, client).then(async (started) => {
+          await deps.securityLog.record(user.id, 'sign_in', client);
+          return started;
+        }),
         attempts.reset(emailKey(username)),
-        deps.securityLog.record(user.id, 'sign_in', client),
       ]);
       return tokens;
     },
