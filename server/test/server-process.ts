@@ -1,54 +1,97 @@
+/**
+ * `gatehouse serve` as its own process, for every suite that needs a real one: the server's
+ * process, fault and multi-instance tests, and the SDK's and the dashboard's suites (they import
+ * this file), so starting, waiting and stopping are written once.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface ServerProcess {
   base: string;
   child: ChildProcess;
+  /** The environment it runs with (built from scratch: nothing of the test runner's leaks in). */
+  env: Record<string, string>;
   /** Everything the process printed so far. */
   output(): string;
+  /** Signals it (SIGKILL after 10 s if it has not exited), waits, and cleans up; the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 export const SERVER_DIR = join(import.meta.dirname, '..');
+const GATEHOUSE_BIN = join(SERVER_DIR, 'bin', 'gatehouse.js');
 
-/** `gatehouse serve` as its own process on a free loopback port; resolves once /healthz answers. */
+/** `gatehouse serve` on a free loopback port; resolves once /healthz answers. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  // A random port can be taken by another socket on the machine: pick another one then.
+  // The port is free when asked for but another socket can take it before the server binds it.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(env, 20000 + Math.floor(Math.random() * 30000));
+      return await startOnce(env, await freePort());
     } catch (error) {
       if (attempt >= 5 || !String(error).includes('EADDRINUSE')) throw error;
     }
   }
 }
 
-async function startOnce(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/gatehouse.js', 'serve'], {
-    cwd: SERVER_DIR,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/**
+ * The same on its own SQLite file in a new temporary directory, removed when it stops. The
+ * environment is built from scratch, so CI's second pass (DATABASE_URL/REDIS_URL set for the
+ * test runner) does not point it at the shared servers.
+ */
+export async function startServerOnFreshSqlite(env: Record<string, string> = {}): Promise<ServerProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
+  try {
+    const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`, ...env });
+    return {
+      ...server,
+      async stop(signal) {
+        const code = await server.stop(signal);
+        rmSync(dir, { recursive: true, force: true });
+        return code;
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** One `gatehouse` CLI command (e.g. `users grant-admin`) with the given environment. */
+export function runGatehouse(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const run = spawn(process.execPath, [GATEHOUSE_BIN, ...args], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    run.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    run.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    run.once('exit', (code) => resolve({ code, output }));
   });
+}
+
+async function startOnce(extraEnv: Record<string, string>, port: number): Promise<ServerProcess> {
+  const base = `http://127.0.0.1:${port}`;
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'info', ...extraEnv };
+  const child = spawn(process.execPath, [GATEHOUSE_BIN, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
   // Up to 30 s: under a loaded CI machine tsx and the migrations can take a while.
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) break;
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) {
-      return {
-        base, child, output: () => output,
-        async stop(signal = 'SIGTERM') {
-          if (child.exitCode === null) child.kill(signal);
-          return exited;
-        },
-      };
-    }
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return { base, child, env, output: () => output, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
+  await exited;
   throw new Error(`server did not start:\n${output}`);
 }
 
