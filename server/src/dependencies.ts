@@ -135,7 +135,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     // Wakes this instance's webhook worker after any transaction that recorded events.
     const events = createEventSignal();
     const sessions = createSessionsService({
-      sessions: createSessionsRepository(database.db), accessTokens, revocations, clock,
+      sessions: createSessionsRepository(database.db, database.dialect), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       onRefreshTokenReuse: ({ userId, sessionId, client }) => void securityLog.record(userId, 'refresh_token_reused', client, { session_id: sessionId }),
       onEvent: events.notify,

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
+import { refuseInserts } from '../refuse-inserts.js';
 
 describe(`security log (${dialect})`, () => {
   let t: TestApp;
@@ -82,20 +82,12 @@ describe(`security log (${dialect})`, () => {
 
   it('records no sign_in when the session could not be started', async () => {
     const user = await t.register();
-    const db = t.deps.database.db;
-    // A real database fault for this account only: a trigger that refuses its session rows.
-    if (t.deps.database.dialect === 'sqlite') {
-      await sql.raw(`create trigger refuse_sessions before insert on sessions when new.user_id = '${user.id}' begin select raise(abort, 'refused by test'); end`).execute(db);
-    } else {
-      await sql.raw(`create function refuse_sessions() returns trigger language plpgsql as $$ begin if new.user_id = '${user.id}' then raise exception 'refused by test'; end if; return new; end $$`).execute(db);
-      await sql.raw('create trigger refuse_sessions before insert on sessions for each row execute function refuse_sessions()').execute(db);
-    }
+    const allow = await refuseInserts(t, 'sessions', 'user_id', user.id);
     const refused = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: user.email, password: user.password } });
     expect(refused.statusCode, refused.body).toBeGreaterThanOrEqual(500);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
 
-    if (t.deps.database.dialect === 'sqlite') await sql.raw('drop trigger refuse_sessions').execute(db);
-    else await sql.raw('drop trigger refuse_sessions on sessions; drop function refuse_sessions()').execute(db);
+    await allow();
     const session = await t.login(user.email, user.password);
     const types = (await list(session.access_token)).map((e) => e.type);
     expect(types.filter((type) => type === 'sign_in')).toHaveLength(1);

@@ -1,10 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isoTime } from '../../src/infra/clock.js';
 import { newId } from '../../src/infra/ids.js';
 import { createMemoryRevocationList } from '../../src/infra/revocation.js';
 import { createSessionsRepository } from '../../src/modules/sessions/sessions.repository.js';
 import { createSessionsService } from '../../src/modules/sessions/sessions.service.js';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, type TestApp, type TokenPair } from '../harness.js';
+import { refuseInserts } from '../refuse-inserts.js';
 
 const NEW_PASSWORD = 'Amber-Falcon-Lantern-77';
 
@@ -169,6 +171,25 @@ describe(`logout and sessions (${dialect})`, () => {
     await expectWorks(t, other.access_token);
   });
 
+  it('starts a session and its refresh token together or not at all', async () => {
+    const user = await t.register();
+    const sessionsOf = () => t.deps.database.db.selectFrom('sessions').select('id').where('user_id', '=', user.id).execute();
+    // The refresh token's insert fails (the fake clock stands still, so its created_at is known):
+    // the session row written just before it must not stay behind.
+    const allow = await refuseInserts(t, 'refresh_tokens', 'created_at', isoTime(t.clock.now()));
+    try {
+      const refused = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: user.email, password: user.password } });
+      expect(refused.statusCode, refused.body).toBe(500);
+      expect(await sessionsOf()).toEqual([]);
+    } finally {
+      await allow();
+    }
+    const tokens = await t.login(user.email, user.password);
+    expect(await sessionsOf()).toHaveLength(1);
+    await expectWorks(t, tokens.access_token);
+    expect((await refresh(t, tokens.refresh_token)).statusCode).toBe(200);
+  });
+
   it('lists active sessions newest first, flags the current one and pages with limit and cursor', async () => {
     const user = await t.signUp();
     const second = await t.login(user.email, user.password, { 'user-agent': 'second-device/1.0' });
@@ -324,7 +345,7 @@ describe(`revocations after a restart (${dialect})`, () => {
     const revocations = createMemoryRevocationList(() => t.clock.now());
     try {
       const sessions = createSessionsService({
-        sessions: createSessionsRepository(t.deps.database.db),
+        sessions: createSessionsRepository(t.deps.database.db, t.deps.database.dialect),
         accessTokens: t.deps.accessTokens,
         revocations,
         clock: t.clock,

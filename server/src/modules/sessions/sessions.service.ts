@@ -52,7 +52,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
   /** Marks sessions revoked and writes a session.revoked event for each, in one transaction. */
   async function revokeWithEvents(where: Parameters<SessionsRepository['revoke']>[0], reason: string, extra?: { type: 'security.refresh_token_reused' }): Promise<string[]> {
     const ids = await sessions.db.transaction().execute(async (trx) => {
-      const revoked = await createSessionsRepository(trx).revoke(where, isoTime(clock.now()), reason);
+      const revoked = await createSessionsRepository(trx, sessions.dialect).revoke(where, isoTime(clock.now()), reason);
       for (const id of revoked) await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data: { id, reason } });
       if (extra && revoked.length) await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } });
       return revoked;
@@ -67,8 +67,8 @@ export function createSessionsService(deps: SessionsServiceDeps) {
       const now = isoTime(clock.now());
       const sessionId = newId('session');
       const refreshToken = newOpaqueToken(REFRESH_TOKEN_PREFIX);
-      await sessions.db.transaction().execute(async (trx) => {
-        await trx.insertInto('sessions').values({
+      await sessions.insertWithRefreshToken(
+        {
           id: sessionId,
           user_id: userId,
           created_at: now,
@@ -78,9 +78,9 @@ export function createSessionsService(deps: SessionsServiceDeps) {
           revoked_reason: null,
           ip: client.ip?.slice(0, 64) ?? null,
           user_agent: client.userAgent?.slice(0, 512) ?? null,
-        }).execute();
-        await trx.insertInto('refresh_tokens').values({ token_hash: sha256Hex(refreshToken), session_id: sessionId, created_at: now, rotated_at: null }).execute();
-      });
+        },
+        { token_hash: sha256Hex(refreshToken), session_id: sessionId, created_at: now, rotated_at: null },
+      );
       return tokensFor(userId, sessionId, refreshToken);
     },
 
