@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, uniqueEmail, type TestApp } from './harness.js';
 
@@ -27,14 +26,9 @@ describe(`secret hygiene (${dialect})`, () => {
   /** Every row of every application table, as one searchable text. */
   async function dumpDatabase(): Promise<{ text: string; tables: Record<string, Array<Record<string, unknown>>> }> {
     const db = t.deps.database.db;
-    // This app's own tables only. Kysely's introspector is not used on purpose: on PostgreSQL it
-    // calls has_schema_privilege() and pg_get_serial_sequence() on every schema, and fails with
-    // "schema … does not exist" when a test file running alongside drops its schema meanwhile.
-    const listed =
-      dialect.startsWith('postgres')
-        ? sql<{ name: string }>`select tablename as name from pg_catalog.pg_tables where schemaname = current_schema()`
-        : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
-    const found = (await listed.execute(db)).rows.map((row) => row.name).filter((name) => !name.startsWith('kysely_'));
+    // Every base table of this app (on PostgreSQL the app's introspector reads its own schema
+    // only: infra/db/current-schema-introspector.ts), without Kysely's migration bookkeeping.
+    const found = (await db.introspection.getTables()).filter((table) => !table.isView).map((table) => table.name);
     expect(found, 'the table listing found this app\'s tables').toEqual(expect.arrayContaining(['users', 'api_keys', 'agents']));
     const names = [...new Set(['users', 'sessions', 'refresh_tokens', 'signing_keys', ...found])];
     const tables: Record<string, Array<Record<string, unknown>>> = {};
