@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { CopyButton } from './CopyButton.tsx';
 
 interface Props {
@@ -13,8 +13,10 @@ interface Props {
 /** A secret the server shows only once (API key, webhook signing secret), with a copy button. */
 export function SecretOnce({ title, secret, id, explanation, onDone }: Props) {
   // Focus moves here when the secret appears, so it is announced and the next Tab reaches Copy.
+  // In the same commit as the DOM (layout effect, not a later one): the form's button that had the
+  // focus is gone by then, and a Tab pressed in between would start again from the page's top.
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [secret]);
+  useLayoutEffect(() => heading.current?.focus(), [secret]);
   return (
     <section class="secret-once" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`} ref={heading} tabIndex={-1}>
