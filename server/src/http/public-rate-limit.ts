@@ -14,7 +14,7 @@ export function registerPublicRateLimit(app: FastifyInstance, deps: { limiter: A
     const group = route.config?.publicLimit;
     if (!group) return;
     const check = async (request: FastifyRequest) => {
-      const decision = await deps.limiter.hit(`public:${group}:${request.ip}`, deps.perMinute, 60);
+      const decision = await deps.limiter.take([{ key: `public:${group}:${request.ip}`, limit: deps.perMinute, windowSeconds: 60 }]);
       if (!decision.allowed) {
         throw new AppError('rate_limited', `Too many requests from this address; retry in ${decision.retryAfterSeconds} s.`, {
           headers: { 'Retry-After': String(decision.retryAfterSeconds) },

@@ -31,4 +31,27 @@ describe('guessing the current password with a stolen access token', () => {
     const ok = await t.request({ method: 'POST', url: '/v1/users/me/password', headers: bearer(fresh.access_token), payload: { current_password: user.password, new_password: 'Brand-New-Secret-77' } });
     expect(ok.statusCode, ok.body).toBe(204);
   });
+
+  it('checks at most LOGIN_MAX_FAILURES of 24 concurrent wrong guesses, then refuses the right password', async () => {
+    const user = await t.signUp();
+    const headers = bearer(user.tokens.access_token);
+    let checks = 0;
+    const verify = t.deps.hasher.verify;
+    t.deps.hasher.verify = (hash, password) => (checks++, verify.call(t.deps.hasher, hash, password));
+    try {
+      const burst = await Promise.all(Array.from({ length: 24 }, (_, i) =>
+        t.request({ method: 'POST', url: '/v1/users/me/password', headers, payload: { current_password: `Wrong-Guess-${1000 + i}`, new_password: 'Brand-New-Secret-77' } })));
+      expect(checks).toBe(3);
+      expect(burst.filter((r) => r.statusCode === 400)).toHaveLength(3);
+      expect(burst.filter((r) => r.statusCode === 429).map((r) => r.json().code)).toEqual(Array(21).fill('too_many_attempts'));
+    } finally {
+      t.deps.hasher.verify = verify;
+    }
+    const right = await t.request({ method: 'POST', url: '/v1/users/me/password', headers, payload: { current_password: user.password, new_password: 'Brand-New-Secret-77' } });
+    expect(right.statusCode).toBe(429);
+    // The password did not change.
+    t.clock.advance(16 * 60_000);
+    await t.login(user.email, user.password);
+  });
 });
+

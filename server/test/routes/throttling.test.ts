@@ -96,11 +96,15 @@ describe(`failed-login throttling (${dialect})`, () => {
     t.clock.advance(15 * MINUTE);
   });
 
-  it('resets the failure count after a successful login', async () => {
+  it('gives back the attempt of a successful login; earlier failures drain with time', async () => {
     const { email } = await t.register();
     for (let i = 0; i < 2; i++) expect((await login(email, WRONG)).statusCode).toBe(401);
-    expect((await login(email, STRONG_PASSWORD)).statusCode).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await login(email, WRONG)).statusCode).toBe(401);
+    // Each success takes an attempt and gives it back: any number of them leaves the count at two.
+    for (let i = 0; i < 5; i++) expect((await login(email, STRONG_PASSWORD)).statusCode).toBe(200);
+    expect((await login(email, WRONG)).statusCode).toBe(401);
+    expectThrottled(await login(email, WRONG), 'too_many_attempts');
+    // One slot frees every 15 min / 3 = 5 min.
+    t.clock.advance(5 * MINUTE);
     expect((await login(email, STRONG_PASSWORD)).statusCode).toBe(200);
     t.clock.advance(15 * MINUTE);
   });
@@ -118,6 +122,60 @@ describe(`failed-login throttling (${dialect})`, () => {
     expect((await login(email, STRONG_PASSWORD, '192.0.2.100')).statusCode).toBe(200);
     t.clock.advance(15 * MINUTE);
     expect((await login(email, STRONG_PASSWORD, ip)).statusCode).toBe(200);
+  });
+});
+
+describe(`failed-login throttling under concurrency (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(); // LOGIN_MAX_FAILURES defaults to 10
+  });
+  afterAll(() => t.close());
+
+  /** Counts the password hashes the server really checks (the real check still runs). */
+  function countHashChecks(): () => number {
+    const hasher = t.deps.hasher;
+    const [verify, verifyDummy] = [hasher.verify, hasher.verifyDummy];
+    let checks = 0;
+    hasher.verify = (...args) => (checks++, verify.apply(hasher, args));
+    hasher.verifyDummy = (...args) => (checks++, verifyDummy.apply(hasher, args));
+    return () => {
+      Object.assign(hasher, { verify, verifyDummy });
+      return checks;
+    };
+  }
+
+  it('checks at most LOGIN_MAX_FAILURES of 20 concurrent wrong passwords, and then refuses the right one', async () => {
+    const { email } = await t.register();
+    const checked = countHashChecks();
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: '203.0.113.60', payload: { username: email, password: `${WRONG}-${i}` } })));
+    expect(checked()).toBe(10);
+    const statuses = burst.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    for (const r of burst.filter((r) => r.statusCode === 429)) expectThrottled(r, 'too_many_attempts');
+
+    const right = await t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: '198.51.100.61', payload: { username: email, password: STRONG_PASSWORD } });
+    expectThrottled(right, 'too_many_attempts');
+    expect(right.body).not.toContain('access_token');
+    t.clock.advance(15 * MINUTE);
+  });
+
+  it('checks at most ten times LOGIN_MAX_FAILURES of concurrent guesses from one address across many emails', async () => {
+    const small = await createTestApp({ env: { LOGIN_MAX_FAILURES: '3' } }); // 30 per address
+    try {
+      let checks = 0;
+      const verifyDummy = small.deps.hasher.verifyDummy;
+      small.deps.hasher.verifyDummy = (password) => (checks++, verifyDummy.call(small.deps.hasher, password));
+      const burst = await Promise.all(Array.from({ length: 50 }, () =>
+        small.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: '203.0.113.62', payload: { username: uniqueEmail(), password: WRONG } })));
+      expect(checks).toBe(30);
+      expect(burst.filter((r) => r.statusCode === 401)).toHaveLength(30);
+      expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(20);
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -1,38 +1,72 @@
 import type { Redis } from 'ioredis';
-import type { AttemptLimiter, LimitDecision } from './attempt-limiter.js';
+import { combineDecisions, type AttemptBucket, type AttemptLimiter, type LimitDecision } from './attempt-limiter.js';
 
 /**
- * The attempt limiter shared by all instances: the same GCRA as the memory one, in one Lua
- * script per call, on the caller's clock (ARGV[4]). ARGV[3] = 1 counts the attempt, 0 only peeks.
+ * The attempt limiter shared by all instances: the same GCRA as the memory one (gcraDecision),
+ * one Lua script per call, so taking from several buckets is atomic across instances too.
+ * Time is the caller's (ARGV[1]); then limit and window per key.
+ * TAKE answers per key: allowed (0/1), remaining, wait in ms; it writes only when all allow.
  */
-const SCRIPT = `
-local now = tonumber(ARGV[4])
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2]) * 1000
-local interval = window / limit
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-local nxt = tat + interval
-local allow_at = nxt - window
-if allow_at > now then return {0, 0, math.ceil((allow_at - now) / 1000)} end
-local used = tat
-if ARGV[3] == '1' then
-  redis.call('SET', KEYS[1], tostring(nxt), 'PX', math.ceil(nxt - now) + 1000)
-  used = nxt
+const TAKE = `
+local now = tonumber(ARGV[1])
+local out, nexts, all = {}, {}, true
+for i = 1, #KEYS do
+  local window = tonumber(ARGV[i * 2 + 1]) * 1000
+  local interval = window / tonumber(ARGV[i * 2])
+  local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if tat < now then tat = now end
+  local nxt = tat + interval
+  local allow_at = nxt - window
+  nexts[i] = nxt
+  if allow_at > now then
+    all = false
+    out[#out + 1] = 0; out[#out + 1] = 0; out[#out + 1] = tostring(allow_at - now)
+  else
+    out[#out + 1] = 1; out[#out + 1] = math.floor((window - (nxt - now)) / interval); out[#out + 1] = '0'
+  end
 end
-return {1, math.floor((window - (used - now)) / interval), 0}
+if all then
+  for i = 1, #KEYS do
+    redis.call('SET', KEYS[i], tostring(nexts[i]), 'PX', math.ceil(nexts[i] - now) + 1000)
+  end
+end
+return out
 `;
 
+const GIVE_BACK = `
+local now = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local back = tat - tonumber(ARGV[i * 2 + 1]) * 1000 / tonumber(ARGV[i * 2])
+  if back <= now then
+    redis.call('DEL', KEYS[i])
+  else
+    redis.call('SET', KEYS[i], tostring(back), 'PX', math.ceil(back - now) + 1000)
+  end
+end
+return 1
+`;
+
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+
 export function createRedisAttemptLimiter(redis: Redis, keyPrefix = 'gatehouse:attempts:', now: () => number = Date.now): AttemptLimiter {
-  redis.defineCommand('gatehouseAttempt', { numberOfKeys: 1, lua: SCRIPT });
-  const client = redis as unknown as { gatehouseAttempt(key: string, limit: number, window: number, count: string, now: number): Promise<[number, number, number]> };
-  const run = async (key: string, limit: number, windowSeconds: number, count: boolean): Promise<LimitDecision> => {
-    const [allowed, remaining, retry] = await client.gatehouseAttempt(keyPrefix + key, limit, windowSeconds, count ? '1' : '0', now());
-    return { allowed: allowed === 1, remaining: Math.max(0, remaining), retryAfterSeconds: allowed === 1 ? 0 : Math.max(1, retry) };
+  // No numberOfKeys: the key count is each call's first argument.
+  redis.defineCommand('gatehouseAttemptTake', { lua: TAKE });
+  redis.defineCommand('gatehouseAttemptGiveBack', { lua: GIVE_BACK });
+  const client = redis as unknown as { gatehouseAttemptTake: Script; gatehouseAttemptGiveBack: Script };
+  const args = (buckets: readonly AttemptBucket[]) => {
+    const out: (string | number)[] = [buckets.length, ...buckets.map((b) => keyPrefix + b.key), now()];
+    for (const b of buckets) out.push(b.limit, b.windowSeconds);
+    return out;
   };
+
   return {
-    hit: (key, limit, windowSeconds) => run(key, limit, windowSeconds, true),
-    peek: (key, limit, windowSeconds) => run(key, limit, windowSeconds, false),
+    async take(buckets): Promise<LimitDecision> {
+      const reply = (await client.gatehouseAttemptTake(...args(buckets))) as (number | string)[];
+      const parts = buckets.map((_, i) => ({ allowed: reply[i * 3] === 1, remaining: Math.max(0, Number(reply[i * 3 + 1])), waitMs: Number(reply[i * 3 + 2]) }));
+      return combineDecisions(parts);
+    },
+    giveBack: async (buckets) => void (await client.gatehouseAttemptGiveBack(...args(buckets))),
     reset: async (key) => void (await redis.del(keyPrefix + key)),
   };
 }
@@ -47,5 +81,5 @@ export function attemptLimiterWithFallback(primary: AttemptLimiter, fallback: At
       return fn(fallback)(...args);
     }
   };
-  return { hit: guard((l) => l.hit), peek: guard((l) => l.peek), reset: guard((l) => l.reset) };
+  return { take: guard((l) => l.take), giveBack: guard((l) => l.giveBack), reset: guard((l) => l.reset) };
 }

@@ -50,7 +50,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     async resendVerification(userId: string): Promise<void> {
       const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
-      const decision = await deps.attempts.hit(`verify-mail:${userId}`, RESEND_PER_HOUR, 3600);
+      const decision = await deps.attempts.take([{ key: `verify-mail:${userId}`, limit: RESEND_PER_HOUR, windowSeconds: 3600 }]);
       if (!decision.allowed) {
         throw tooManyAttempts('Too many verification mails; try again later.', decision.retryAfterSeconds);
       }
@@ -78,7 +78,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       sendLater(async () => {
         const user = await db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
         if (!user || user.disabled) return;
-        if (!(await deps.attempts.hit(`reset-mail:${user.id}`, RESET_MAILS_PER_HOUR, 3600)).allowed) return;
+        if (!(await deps.attempts.take([{ key: `reset-mail:${user.id}`, limit: RESET_MAILS_PER_HOUR, windowSeconds: 3600 }])).allowed) return;
         const token = await tokens.issue(db, user.id, 'reset_password', user.email);
         await mailer.send(resetMail(user.email, user.name, link('reset-password', token)));
         await deps.securityLog.record(user.id, 'password_reset_requested', client);

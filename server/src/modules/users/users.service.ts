@@ -58,17 +58,13 @@ export function createUsersService(deps: UsersServiceDeps) {
     return user;
   }
 
+  /** Taken before the hash is checked and given back when it matched (see attempt-limiter.ts). */
   async function checkPassword(user: UserRow, password: string, field: string): Promise<void> {
-    const key = `password-check-fail:user:${user.id}`;
-    const budget = await deps.attempts.peek(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
-    if (!budget.allowed) {
-      throw tooManyAttempts('Too many wrong passwords; try again later.', budget.retryAfterSeconds);
-    }
-    if (!(await hasher.verify(user.password_hash, password))) {
-      await deps.attempts.hit(key, deps.maxFailures, PASSWORD_CHECK_WINDOW_S);
-      throw fieldError(field, 'incorrect_password', 'The password is not correct.');
-    }
-    await deps.attempts.reset(key);
+    const attempt = [{ key: `password-check-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: PASSWORD_CHECK_WINDOW_S }];
+    const taken = await deps.attempts.take(attempt);
+    if (!taken.allowed) throw tooManyAttempts('Too many wrong passwords; try again later.', taken.retryAfterSeconds);
+    if (!(await hasher.verify(user.password_hash, password))) throw fieldError(field, 'incorrect_password', 'The password is not correct.');
+    await deps.attempts.giveBack(attempt);
   }
 
   return {
