@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { AppShell, PublicShell } from './components/AppShell.tsx';
+import { ErrorAlert } from './components/ErrorAlert.tsx';
 import { safeNext } from './lib/next.ts';
 import { navigate, useLocation, type Location } from './lib/router.ts';
 import { SessionProvider, useSession } from './lib/session.tsx';
@@ -45,12 +46,22 @@ function redirectFor(location: Location, status: 'signed-in' | 'signed-out'): st
 
 function Routes() {
   const location = useLocation();
-  const { status } = useSession();
+  const { status, unavailable, retry } = useSession();
   const redirect = status === 'loading' ? null : redirectFor(location, status);
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);
 
+  if (status === 'loading' && unavailable) {
+    return (
+      <PublicShell>
+        <ErrorAlert error={unavailable} />
+        <button type="button" class="button" onClick={retry}>
+          Try again
+        </button>
+      </PublicShell>
+    );
+  }
   if (status === 'loading' || redirect) {
     return (
       <PublicShell>

@@ -17,7 +17,7 @@ afterAll(() => server?.stop());
 async function exhaust(user: SignedIn): Promise<number> {
   const token = (await user.gh.session.get())!.accessToken;
   for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${server.base}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${token}` } });
     await res.arrayBuffer();
     if (res.status === 429) return Number(res.headers.get('retry-after'));
   }
@@ -37,9 +37,9 @@ describe('account rate limit (429 rate_limited)', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     const { gh, recorder } = watched(user);
     const started = Date.now();
-    const usage = await gh.usage.get();
-    expect(usage.minute.remaining).toBeGreaterThanOrEqual(0);
-    const attempts = recorder.calls.filter((c) => c.path === '/v1/usage');
+    const agents = await gh.agents.list();
+    expect(agents.data).toEqual([]);
+    const attempts = recorder.calls.filter((c) => c.path === '/v1/agents');
     expect(attempts.map((c) => c.status)).toEqual([429, 200]);
     const asked = Number(attempts[0]!.responseHeaders.get('retry-after'));
     // It waited what the server asked (timer granularity aside) before trying again.
@@ -59,14 +59,24 @@ describe('account rate limit (429 rate_limited)', () => {
     expect(posts[1]!.headers['idempotency-key']).toBe(posts[0]!.headers['idempotency-key']);
   });
 
-  it('does not retry a POST without an Idempotency-Key: the typed 429 carries Retry-After', async () => {
+  it('does not retry a PATCH: the typed 429 carries Retry-After', async () => {
+    const user = await signUp(server);
+    const agent = await user.gh.agents.create({ name: 'before', model: 'gpt-4o' });
+    await exhaust(user);
+    const { gh, recorder } = watched(user);
+    const error = await rejection(gh.agents.update(agent.id, { name: 'after' }));
+    expect(isGatehouseError(error, 'rate_limited')).toBe(true);
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: expect.any(Number), problem: expect.objectContaining({ window: 'minute' }) });
+    expect(recorder.count('PATCH', `/v1/agents/${agent.id}`)).toBe(1);
+  });
+
+  it('manages the account while the budget is spent: reading usage and keys answers at once', async () => {
     const user = await signUp(server);
     await exhaust(user);
     const { gh, recorder } = watched(user);
-    const error = await rejection(gh.me.resendVerification());
-    expect(isGatehouseError(error, 'rate_limited')).toBe(true);
-    expect(error).toMatchObject({ status: 429, retryAfterSeconds: expect.any(Number), problem: expect.objectContaining({ window: 'minute' }) });
-    expect(recorder.count('POST', '/v1/users/me/email/verification')).toBe(1);
+    expect((await gh.usage.get()).minute.remaining).toBe(0);
+    expect((await gh.apiKeys.list()).data).toEqual([]);
+    expect(recorder.calls.map((c) => c.status)).toEqual([200, 200]);
   });
 
   it('throws at once when retries are off, or Retry-After is longer than allowed or than the time left', async () => {
@@ -75,9 +85,9 @@ describe('account rate limit (429 rate_limited)', () => {
     for (const options of [{ maxRetries: 0 }, { maxRetryWaitMs: 100 }, { timeoutMs: 300 }]) {
       const { gh, recorder } = watched(user, options);
       const started = Date.now();
-      expect(await rejection(gh.usage.get())).toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(await rejection(gh.agents.list())).toMatchObject({ code: 'rate_limited', status: 429 });
       expect(Date.now() - started).toBeLessThan(900); // Retry-After is ≥ 1 s: no wait happened
-      expect(recorder.count('GET', '/v1/usage')).toBe(1);
+      expect(recorder.count('GET', '/v1/agents')).toBe(1);
     }
   });
 
@@ -96,7 +106,7 @@ describe('account rate limit (429 rate_limited)', () => {
         return recorder.fetch(input, init);
       },
     });
-    expect(await rejection(gh.usage.get())).toMatchObject({ code: 'rate_limited' });
+    expect(await rejection(gh.agents.list())).toMatchObject({ code: 'rate_limited' });
     expect(recorder.calls.map((c) => c.status)).toEqual([429, 429]);
   });
 });

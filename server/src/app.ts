@@ -1,16 +1,13 @@
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Logger } from 'pino';
 import type { Dependencies } from './dependencies.js';
 import { registerAuthentication, type AuthenticateDeps } from './http/authenticate.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerCommonHeaders } from './http/common-headers.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerErrorsPage } from './http/errors-page.js';
-import { createHotPath } from './http/hot-path.js';
-import { createMetrics, createRequestDurations, registerHotPathMetric, registerRequestMetrics } from './http/metrics.js';
-import { serverWithHotPath } from './http/server-factory.js';
+import { createMetrics, createRequestDurations, registerRequestMetrics } from './http/metrics.js';
 import { trackAllowedMethods } from './http/method-router.js';
 import { registerOpenApi } from './http/openapi.js';
 import { frameworkErrorHandler, registerProblemHandlers } from './http/problem.js';
@@ -35,8 +32,8 @@ import { TokenResponse } from './modules/auth/auth.schemas.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
 import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
-import { Usage, usageHotRoute, usageRoutes } from './modules/usage/usage.routes.js';
-import { meHotRoute, usersRoutes } from './modules/users/users.routes.js';
+import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
 import { Me, User } from './modules/users/users.schemas.js';
 
 export interface BuildOptions {
@@ -44,26 +41,17 @@ export interface BuildOptions {
   loggerInstance?: FastifyServerOptions['loggerInstance'];
 }
 
-/** The GETs the hot path answers when all they need is in memory. */
-const HOT_ROUTES = [meHotRoute, usageHotRoute];
-
 /** Plugins, routes and the error handler; no I/O of its own, so tests call it freely. */
 export async function buildApp(deps: Dependencies, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = createMetrics();
   const durations = createRequestDurations(metrics);
-  const logger = options.loggerInstance as Logger | undefined;
   const authentication: AuthenticateDeps = {
     accessTokens: deps.accessTokens, revocations: deps.revocations, apiKeys: deps.apiKeyVerifier,
     accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
+    accountRoutes: { limiter: deps.attempts, perMinute: config.accountRateLimitPerMinute },
   };
-  // The hot path in front of Fastify (http/hot-path.ts); off when CORS is configured, since
-  // those answers need @fastify/cors's headers.
-  const hotPath = config.corsOrigins.length === 0
-    ? createHotPath({ ...authentication, durations, requestLog: logger && logsAt(logger, 'info') ? logger : undefined }, HOT_ROUTES)
-    : undefined;
   const app = Fastify({
-    ...(hotPath ? { serverFactory: serverWithHotPath(hotPath) } : {}),
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance, childLoggerFactory: deferredChildLoggerFactory } : { logger: false }),
     genReqId: generateRequestId,
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
@@ -114,14 +102,6 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   }
 
   registerRequestMetrics(app, durations);
-  if (hotPath) {
-    registerHotPathMetric(metrics, hotPath);
-    // Closing: Fastify answers 503 (return503OnClosing), so the hot path steps aside first.
-    app.addHook('preClose', (done) => {
-      hotPath.stop();
-      done();
-    });
-  }
   registerAuthentication(app, authentication);
   registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
@@ -136,7 +116,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await v1.register(securityLogRoutes, { securityLog });
     await v1.register(sessionsRoutes, { sessions: deps.sessions, securityLog });
     await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys, securityLog });
-    await v1.register(usageRoutes);
+    await v1.register(usageRoutes, { limiter: deps.limiter });
     await v1.register(adminRoutes, { admin: deps.admin, securityLog });
     await v1.register(agentsRoutes, { agents: deps.agents });
     await v1.register(chatsRoutes, { chats: deps.chats });

@@ -14,6 +14,7 @@ const INTS = {
   MAX_BODY_BYTES: IntString(1024, 104_857_600),
   PUBLIC_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
   LOGIN_MAX_FAILURES: IntString(1, 1_000_000),
+  ACCOUNT_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
   HEADERS_TIMEOUT: IntString(1, 3_600),
   REQUEST_TIMEOUT: IntString(1, 3_600),
 } as const;
@@ -31,6 +32,8 @@ export const Config = Type.Object({
   maxBodyBytes: Type.Integer(),
   publicRateLimitPerMinute: Type.Integer(),
   loginMaxFailures: Type.Integer(),
+  /** Requests per minute per account (and ten times that per IP) on the routes that spend no budget. */
+  accountRateLimitPerMinute: Type.Integer(),
   /** Seconds a client gets to send its headers (slowloris), then the whole request. */
   headersTimeout: Type.Integer(),
   requestTimeout: Type.Integer(),
@@ -118,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576),
     publicRateLimitPerMinute: readInt(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 20),
     loginMaxFailures: readInt(env, 'LOGIN_MAX_FAILURES', 10),
+    accountRateLimitPerMinute: readInt(env, 'ACCOUNT_RATE_LIMIT_PER_MINUTE', 600),
     headersTimeout,
     requestTimeout,
     trustProxy: readBool(env, 'TRUST_PROXY'),

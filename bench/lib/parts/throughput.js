@@ -20,8 +20,6 @@ export const PEER_GOAL = 5;
 export const GATEHOUSE_TARGETS = {
   healthz: { label: 'GET /healthz (no auth)', path: '/healthz', credential: null },
   'me-token': { label: 'GET /v1/users/me, access token', path: '/v1/users/me', credential: 'token', goal: true },
-  // The same request through Fastify's pipeline: a query string always passes the hot path by.
-  'me-token-fastify': { label: 'GET /v1/users/me?via=fastify, access token (not the hot path)', path: '/v1/users/me?via=fastify', credential: 'token' },
   'usage-token': { label: 'GET /v1/usage, access token', path: '/v1/usage', credential: 'token' },
   // /v1/users/me refuses API keys by design (403 session_required): the key path is measured here.
   'usage-key': { label: 'GET /v1/usage, API key', path: '/v1/usage', credential: 'key', goal: true },

@@ -1,4 +1,5 @@
 import { isGatehouseError } from '@gatehouse/sdk';
+import { formatDuration } from './format.ts';
 
 /** What a form shows after a failed call: one sentence, messages per field, and the request id. */
 export interface ErrorView {
@@ -21,6 +22,11 @@ function fieldName(pointer: string): string {
   return pointer.replace(/^\//, '').split('/')[0] ?? '';
 }
 
+/** Whether an error means the stored session is over (as opposed to a server or network hiccup). */
+export function endsSession(error: unknown): boolean {
+  return isGatehouseError(error) && (error.status === 401 || error.code === 'not_authenticated' || error.code === 'account_disabled');
+}
+
 /** Turns anything a call can throw into a view; the problem body's own `detail` is the message. */
 export function describeError(error: unknown): ErrorView {
   if (isGatehouseError(error)) {
@@ -30,7 +36,8 @@ export function describeError(error: unknown): ErrorView {
       if (name && !fields[name]) fields[name] = e.message;
     }
     let message = FRIENDLIER[error.code] ?? error.detail;
-    if (error.retryAfterSeconds !== null && (error.status === 429 || error.status === 503)) message += ` Try again in ${error.retryAfterSeconds} s.`;
+    // The server's sentence never names the wait (it is in Retry-After): said here once, in human units.
+    if (error.retryAfterSeconds !== null && (error.status === 429 || error.status === 503)) message += ` Try again in ${formatDuration(error.retryAfterSeconds)}.`;
     return { message, fields, requestId: error.requestId, code: error.code };
   }
   if (error instanceof TypeError) {

@@ -1,6 +1,7 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { gatehouse, onSessionChange, TOKEN_STORAGE_KEY, type Me } from './api.ts';
+import { describeError, endsSession, type ErrorView } from './errors.ts';
 
 type Status = 'loading' | 'signed-out' | 'signed-in';
 
@@ -9,6 +10,12 @@ interface SessionApi {
   me: Me | null;
   /** Why the user was signed out, shown on the login page ("Your session has ended…"). */
   notice: string | null;
+  /**
+   * Why a stored session could not be loaded when the server or the network failed (not a
+   * refusal of the session itself): the session is kept and `retry` tries again.
+   */
+  unavailable: ErrorView | null;
+  retry(): void;
   logIn(email: string, password: string): Promise<void>;
   logOut(): Promise<void>;
   /** Re-read the account (after a profile change or an email verification). */
@@ -29,6 +36,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const [status, setStatus] = useState<Status>('loading');
   const [me, setMe] = useState<Me | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [unavailable, setUnavailable] = useState<ErrorView | null>(null);
   const statusRef = useRef<Status>('loading');
   statusRef.current = status;
 
@@ -43,9 +51,16 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     setStatus('signed-in');
   }, []);
 
-  useEffect(() => {
+  // Only a refused session signs out; a server or network failure keeps it and says so.
+  const loadStored = useCallback(() => {
+    setUnavailable(null);
     // No stored session: signed out without asking the server (no 401 in the console).
-    void gatehouse.session.get().then((stored) => (stored ? refreshMe().catch(() => signedOut(null)) : signedOut(null)));
+    void gatehouse.session.get().then((stored) =>
+      stored ? refreshMe().catch((error: unknown) => (endsSession(error) ? signedOut(null) : setUnavailable(describeError(error)))) : signedOut(null));
+  }, []);
+
+  useEffect(() => {
+    loadStored();
     const stopListening = onSessionChange((signedIn) => {
       if (!signedIn && statusRef.current === 'signed-in') signedOut('Your session has ended. Log in again.');
     });
@@ -63,7 +78,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   }, []);
 
   const api = useMemo<SessionApi>(() => ({
-    status, me, notice, setNotice, refreshMe,
+    status, me, notice, setNotice, refreshMe, unavailable, retry: loadStored,
     async logIn(email, password) {
       await gatehouse.auth.login({ username: email, password });
       setNotice(null);
@@ -76,7 +91,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
         signedOut('You have logged out.');
       }
     },
-  }), [status, me, notice]);
+  }), [status, me, notice, unavailable]);
 
   return <SessionContext.Provider value={api}>{children}</SessionContext.Provider>;
 }

@@ -283,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rate-limit budget and use of the account */
+        /**
+         * Rate-limit budget and use of the account
+         * @description Reading the usage spends nothing from the budget it reports.
+         */
         get: operations["getUsage"];
         put?: never;
         post?: never;

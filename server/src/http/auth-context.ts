@@ -25,12 +25,20 @@ export type AuthRequirement = 'session' | 'admin' | 'any' | Scope;
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
+    /**
+     * 'exempt': managing one's own account (reading it, its usage, keys and sessions; revoking,
+     * logging out, changing the password): the request spends nothing from the account's budget
+     * and is never refused by it, so an owner whose budget a runaway key burned can still stop
+     * it. Such routes have an abuse limit of their own instead (account-route-limit.ts).
+     * Absent: the request spends from the budget (the platform's routes).
+     */
+    budget?: 'exempt';
     /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */
     publicLimit?: string;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
-    /** The account's budget after this request was counted (set with auth). */
+    /** The account's budget after this request was counted (set with auth; null on exempt routes). */
     rateLimit: RateDecision | null;
     /** The caller's account row as authentication loaded it (set with auth). */
     account: UserRow | null;

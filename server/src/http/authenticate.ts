@@ -4,11 +4,11 @@ import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
-import { limitsFor, type Limits } from '../modules/limits/tiers.js';
+import { limitsFor } from '../modules/limits/tiers.js';
 import type { AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
 import { AppError } from './error-catalogue.js';
-import { takePrecounted } from './precounted.js';
+import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
@@ -25,6 +25,8 @@ export interface AuthenticateDeps {
   apiKeys: ApiKeyVerifier;
   accounts: AccountCache;
   limiter: RateLimiter;
+  /** The abuse limit of the routes that spend no budget. */
+  accountRoutes: AccountRouteLimit;
   clock: Clock;
 }
 
@@ -42,7 +44,7 @@ function asChallenge(error: unknown): never {
 }
 
 /**
- * The hot path of `resolveCredential`: only for the canonical `Bearer <credential>` form and only
+ * The fast path of `resolveCredential`: only for the canonical `Bearer <credential>` form and only
  * from the caches. Never throws: undefined means "take the full path", which parses leniently
  * and produces the right error for every case this one skips (expired, revoked, malformed).
  */
@@ -61,10 +63,9 @@ export function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessToke
 }
 
 /**
- * The other half of the hot path: the caller's account when it is cached, fresh and enabled;
+ * The other half of the fast path: the caller's account when it is cached, fresh and enabled;
  * undefined otherwise (no credential, not cached, stale, disabled), when only the full path
- * can answer. Shared by the authenticate hook and the hot path in front of Fastify, so the two
- * never disagree on which requests they may answer from memory.
+ * can answer.
  */
 export function cachedEnabledAccount(deps: Pick<AuthenticateDeps, 'accounts'>, auth: AuthContext | undefined): UserRow | undefined {
   if (auth === undefined) return undefined;
@@ -106,7 +107,8 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
 function rateLimited(decision: RateDecision): AppError {
   const window = decision.violated === 'day' ? 'day' : 'minute';
   const limit = window === 'day' ? decision.day.limit : decision.minute.limit;
-  return new AppError('rate_limited', `The account's ${window} limit of ${limit} requests is used up; retry in ${decision.retryAfterSeconds} s.`, {
+  // The wait is in Retry-After and retry_after; the sentence does not repeat it (clients show it once, in their own words).
+  return new AppError('rate_limited', `The account's ${window} limit of ${limit} requests is used up.`, {
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },
     window,
     limit,
@@ -118,26 +120,23 @@ function rateLimited(decision: RateDecision): AppError {
 function admit(request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow, decision: RateDecision, nowMs: number): void {
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimited(decision);
+  authorize(request, requirement, auth, account);
+  request.rateLimit = decision;
+}
+
+function authorize(request: FastifyRequest, requirement: AuthRequirement, auth: AuthContext, account: UserRow): void {
   const refused = authorizationFailure(auth, requirement, account.role);
   if (refused) throw refused;
   request.auth = auth;
   request.account = account;
-  request.rateLimit = decision;
-}
-
-/** The limiter's decision for this request: the hot path's, when it counted it already. */
-async function countedOnce(deps: AuthenticateDeps, request: FastifyRequest, accountId: string, limits: Limits): Promise<RateDecision> {
-  const precounted = takePrecounted(request.raw);
-  if (precounted === undefined) return deps.limiter.consume(accountId, limits);
-  if (precounted.decision === undefined) throw precounted.error;
-  return precounted.decision;
 }
 
 /**
  * The authenticate step of every protected route: resolve the credential, load the account
- * (cached), spend one request of the account's budget (one limiter call, both windows), then
- * check the route's requirement. Counting comes before the scope check: API.md §5 counts every
- * request that carries a valid credential.
+ * (cached), then either spend one request of the account's budget (one limiter call, both
+ * windows) or, on a budget-exempt route, its abuse limit; then check the route's requirement.
+ * Counting comes before the scope check: API.md §5 counts every request that carries a valid
+ * credential.
  */
 export async function authenticate(deps: AuthenticateDeps, request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement): Promise<void> {
   const auth = await resolveCredential(deps, request.headers.authorization);
@@ -145,26 +144,30 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
   // The credential outlived its account (deleted): it no longer authenticates anyone.
   if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
   if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-  const decision = await countedOnce(deps, request, auth.userId, limitsFor(account));
+  if (request.routeOptions.config.budget === 'exempt') {
+    await spendAccountRouteLimit(deps.accountRoutes, auth.userId, request.ip);
+    return authorize(request, requirement, auth, account);
+  }
+  const decision = await deps.limiter.consume(auth.userId, limitsFor(account));
   admit(request, reply, requirement, auth, account, decision, deps.clock.now());
 }
 
 /**
- * The same step as a callback-style hook. When the credential and the account are cached (nearly
- * every request) it runs without a promise; with the memory limiter it is then entirely
- * synchronous, and with Redis the limiter's round trip (a callback, no promise) is its only wait. Anything else (first
- * use of a credential, a stale account, any error to report) takes `authenticate`.
+ * The same step as a callback-style hook for the routes that spend from the budget. When the
+ * credential and the account are cached (nearly every request) it runs without a promise; with
+ * the memory limiter it is then entirely synchronous, and with Redis the limiter's round trip (a
+ * callback, no promise) is its only wait. Anything else (first use of a credential, a stale
+ * account, any error to report, an exempt route) takes `authenticate`.
  */
-function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement): onRequestHookHandler {
+function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, exempt: boolean): onRequestHookHandler {
   const slowPath = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     authenticate(deps, request, reply, requirement).then(() => done(), done);
   };
+  if (exempt) return slowPath;
   return function authenticateRequest(request, reply, done) {
     const auth = resolveCachedCredential(deps, request.headers.authorization);
     const account = cachedEnabledAccount(deps, auth);
     if (auth === undefined || account === undefined) return slowPath(request, reply, done);
-    const precounted = takePrecounted(request.raw);
-    if (precounted !== undefined) return finish(deps, request, reply, requirement, auth, account, done, precounted.error, precounted.decision);
     const limits = limitsFor(account);
     if (deps.limiter.consumeNow !== undefined) return finish(deps, request, reply, requirement, auth, account, done, null, deps.limiter.consumeNow(auth.userId, limits));
     deps.limiter.consumeThen(auth.userId, limits, (error, decision) => finish(deps, request, reply, requirement, auth, account, done, error, decision));
@@ -197,7 +200,7 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
-    prependOnRequest(route, authenticateHook(deps, requirement));
+    prependOnRequest(route, authenticateHook(deps, requirement, route.config?.budget === 'exempt'));
     addResponses(route, problemResponses([401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });
 }

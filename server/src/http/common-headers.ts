@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
  * The headers every answer carries, appended to `out` as name, value, … (the flat form
  * `res.writeHead` takes): its request id and `nosniff`; on `/v1` also `no-store`, since API answers
  * carry credentials and personal data and must never sit in a shared cache. Names in lower case,
- * as Fastify stores them. Used by Fastify's first onRequest hook and by the hot path alike.
+ * as Fastify stores them.
  */
 export function appendCommonHeaders(out: string[], requestId: string, url: string): void {
   out.push('x-request-id', requestId, 'x-content-type-options', 'nosniff');

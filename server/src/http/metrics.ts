@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HotPath } from './hot-path.js';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { RouteHistogram } from './route-histogram.js';
 
 /** One registry per app (tests build many apps in one process). */
@@ -10,7 +9,7 @@ export function createMetrics(): Registry {
   return registry;
 }
 
-/** The request-duration histogram; Fastify's routes and the hot path record into the same one. */
+/** The request-duration histogram, per route template and status. */
 export function createRequestDurations(registry: Registry): RouteHistogram {
   return new RouteHistogram(
     'http_request_duration_seconds',
@@ -36,17 +35,4 @@ export function registerRequestMetrics(app: FastifyInstance, duration: RouteHist
   });
   const unmatched = observe('unmatched');
   app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
-}
-
-/** How many requests the hot path answered (the rest of the traffic went through Fastify). */
-export function registerHotPathMetric(registry: Registry, hotPath: Pick<HotPath, 'answered'>): void {
-  new Counter({
-    name: 'gatehouse_hot_path_answers_total',
-    help: 'Requests answered by the hot path in front of Fastify (GET /v1/users/me and /v1/usage from memory)',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(hotPath.answered);
-    },
-  });
 }

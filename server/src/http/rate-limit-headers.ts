@@ -15,8 +15,10 @@ function policyOf(minuteLimit: number, dayLimit: number): string {
  * API.md §5: the IETF draft headers (RateLimit-Policy for both windows, RateLimit for the
  * tighter one) plus the widely used X-RateLimit-* trio for the tighter window, appended to
  * `out` as name, value, name, value… (the flat form `res.writeHead` takes).
- * X-RateLimit-Reset is a Unix time in seconds (as GitHub sends it); RateLimit's t= is a delta.
- * Names in lower case, as Fastify stores them: then it has nothing to convert per request.
+ * One story in all of them: RateLimit's `r` is the requests left, its `t` the seconds until one
+ * more becomes available (the draft's "until additional quota is made available"; 0 when none is
+ * spent), X-RateLimit-Reset the same moment as a Unix time in seconds, and on a 429 Retry-After
+ * is that same wait. Names in lower case, as Fastify stores them: nothing to convert per request.
  */
 export function appendRateLimitHeaders(out: string[], decision: RateDecision, nowMs: number): void {
   const { minute, day } = decision;
@@ -24,10 +26,10 @@ export function appendRateLimitHeaders(out: string[], decision: RateDecision, no
   const w = dayIsTighter ? day : minute;
   out.push(
     'ratelimit-policy', policyOf(minute.limit, day.limit),
-    'ratelimit', `"${dayIsTighter ? 'day' : 'minute'}";r=${w.remaining};t=${w.resetSeconds}`,
+    'ratelimit', `"${dayIsTighter ? 'day' : 'minute'}";r=${w.remaining};t=${w.nextSeconds}`,
     'x-ratelimit-limit', String(w.limit),
     'x-ratelimit-remaining', String(w.remaining),
-    'x-ratelimit-reset', String(Math.ceil(nowMs / 1000) + w.resetSeconds),
+    'x-ratelimit-reset', String(Math.ceil(nowMs / 1000) + w.nextSeconds),
   );
 }
 

@@ -27,8 +27,7 @@ export class RouteHistogram {
 
   /**
    * The recorder of one route template; the function it returns is what runs per request. Asked
-   * twice for one template (Fastify's route and the hot path's), it returns the same recorder, so
-   * a series is never split in two.
+   * twice for one template, it returns the same recorder, so a series is never split in two.
    */
   forRoute(route: string): (method: string, status: number, seconds: number) => void {
     let recorder = this.recorders.get(route);

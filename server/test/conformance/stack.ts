@@ -30,8 +30,12 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Small per-IP budgets, so the public 429 is reachable; TRUST_PROXY lets each actor have its own address. */
-export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3 } as const;
+/**
+ * Small per-IP budgets, so the public 429 is reachable; TRUST_PROXY lets each actor have its own
+ * address. The account routes' own limit is small for the same reason (their 429 is reachable),
+ * yet above what any one actor of the journeys spends on them in a minute.
+ */
+export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, accountRoutesPerMinute: 60 } as const;
 
 async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promise<void> }> {
   const shared = process.env.DATABASE_URL;
@@ -85,6 +89,7 @@ export async function startStack(): Promise<Stack> {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       PUBLIC_RATE_LIMIT_PER_MINUTE: String(SERVER_LIMITS.publicPerMinute),
       LOGIN_MAX_FAILURES: String(SERVER_LIMITS.loginMaxFailures),
+      ACCOUNT_RATE_LIMIT_PER_MINUTE: String(SERVER_LIMITS.accountRoutesPerMinute),
       LOG_LEVEL: 'warn',
     };
     const server = await startServer(env);

@@ -47,7 +47,7 @@ function presentAdminUser(row: UserRow) {
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; securityLog: SecurityLog }> = async (app, { admin, securityLog }) => {
   const tags = ['Admin'];
-  const config = { auth: 'admin' as const };
+  const config = { auth: 'admin' as const, budget: 'exempt' as const };
 
   app.get('/admin/users', {
     config,

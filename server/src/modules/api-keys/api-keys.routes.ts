@@ -52,7 +52,7 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService; securityLog: SecurityLog }> = async (app, { apiKeys, securityLog }) => {
   const tags = ['API keys'];
   // Only a login's access token manages keys: a leaked key cannot mint more keys.
-  const config = { auth: 'session' as const };
+  const config = { auth: 'session' as const, budget: 'exempt' as const };
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {

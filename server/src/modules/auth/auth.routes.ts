@@ -83,7 +83,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   await app.register(oauthFormRoutes, deps);
 
   app.post('/auth/logout', {
-    config: { auth: 'session' },
+    config: { auth: 'session', budget: 'exempt' },
     schema: { tags, operationId: 'logout', summary: 'Revoke the current session', response: { 204: Type.Null({ description: 'Signed out' }) } },
   }, async (request, reply) => {
     const auth = requireAuth(request);

@@ -25,7 +25,7 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
   });
 
   app.post('/users/me/email/verification', {
-    config: { auth: 'session' },
+    config: { auth: 'session', budget: 'exempt' },
     schema: {
       tags: ['Account'], operationId: 'resendVerification', summary: 'Send the verification mail again (3 per hour)',
       response: { 202: Accepted, ...problemResponses([409]) },

@@ -13,7 +13,11 @@ function switchablePrimary(): RateLimiter & { down: boolean } {
   // Asynchronous like a round trip, whichever way it ends.
   const consumeThen = (accountId: string, limits: { per_minute: number; per_day: number }, callback: DecisionCallback) =>
     void setImmediate(() => (state.down ? callback(new Error('connection is closed')) : counted.consumeThen(accountId, limits, callback)));
-  return Object.assign(state, { consumeThen, consume: promisedConsume(consumeThen), close: async () => {} });
+  const peek: RateLimiter['peek'] = async (accountId, limits) => {
+    if (state.down) throw new Error('connection is closed');
+    return counted.peek(accountId, limits);
+  };
+  return Object.assign(state, { consumeThen, consume: promisedConsume(consumeThen), peek, close: async () => {} });
 }
 
 const limits = { per_minute: 3, per_day: 100 };
@@ -41,5 +45,14 @@ describe('withFallback', () => {
     );
     expect(after).toEqual({ error: null, used: 2 }); // the primary's own count resumes
     expect(limiter.degraded()).toBe(false);
+  });
+
+  it('peeks at the primary while it works, at memory while it fails', async () => {
+    const primary = switchablePrimary();
+    const limiter = withFallback(primary, createMemoryRateLimiter(Date.now), () => {});
+    await limiter.consume('b', limits);
+    expect((await limiter.peek('b', limits)).minute.used).toBe(1);
+    primary.down = true;
+    expect((await limiter.peek('b', limits)).minute.used).toBe(0); // this instance's own memory counted nothing yet
   });
 });

@@ -36,6 +36,13 @@ export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFall
   return {
     consumeThen,
     consume: promisedConsume(consumeThen),
+    async peek(accountId, limits) {
+      try {
+        return await primary.peek(accountId, limits);
+      } catch {
+        return fallback.peek(accountId, limits); // counted and reported by consume; a read just answers
+      }
+    },
     degraded: () => degradedUntil > Date.now(),
     async close() {
       await primary.close();

@@ -1,4 +1,4 @@
-import { DAY_MS, decide, drain, type BucketState, type RateDecision, type RateLimiter } from './rate-limiter.js';
+import { budgetState, DAY_MS, decide, drain, type BucketState, type RateDecision, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from './tiers.js';
 
 /** Embedded default: exact within one process (Node runs it on one thread). */
@@ -37,6 +37,11 @@ export function createMemoryRateLimiter(now: () => number = Date.now, maxAccount
     consumeNow,
     consumeThen: (accountId, limits, callback) => callback(null, consumeNow(accountId, limits)),
     consume: async (accountId, limits) => consumeNow(accountId, limits),
+    peek: async (accountId, limits) => {
+      const t = now();
+      const s = state.get(accountId);
+      return budgetState({ now: t, level: drain(s ?? null, t, limits.per_minute), dayUsed: s && s.day === Math.floor(t / DAY_MS) ? s.dayUsed : 0, limits });
+    },
     close: async () => clearInterval(sweep),
   };
 }

@@ -96,4 +96,40 @@ export function rateLimiterContract(create: () => Promise<RateLimiter>): void {
     expect((await limiter.consume(a, { per_minute: 1_000, per_day: 10_000 })).day.used).toBe(31);
     expect((await limiter.consume(b, { per_minute: 1_000, per_day: 21 })).day.used).toBe(21);
   });
+
+  it('peeks at both windows without counting', async () => {
+    const limiter = await make();
+    const id = account();
+    const limits = { per_minute: 100, per_day: 10_000 };
+    expect(await limiter.peek(id, limits)).toMatchObject({ minute: { used: 0, remaining: 100, nextSeconds: 0 }, day: { used: 0, remaining: 10_000, nextSeconds: 0 } });
+    for (let i = 0; i < 3; i++) await limiter.consume(id, limits);
+    const first = await limiter.peek(id, limits);
+    expect(first).toMatchObject({ minute: { used: 3, remaining: 97 }, day: { used: 3, remaining: 9_997 } });
+    expect(await limiter.peek(id, limits)).toMatchObject({ minute: { used: 3 }, day: { used: 3 } });
+    expect((await limiter.consume(id, limits)).day.used).toBe(4);
+  });
+
+  it('says in Retry-After and in the window when the next request is admitted, and both agree', async () => {
+    const limiter = await make();
+    const id = account();
+    const limits = { per_minute: 60, per_day: 10_000 }; // one slot a second
+    for (let i = 0; i < 60; i++) await limiter.consume(id, limits);
+    const refused = await limiter.consume(id, limits);
+    expect(refused).toMatchObject({ allowed: false, violated: 'minute', retryAfterSeconds: 1, minute: { remaining: 0, nextSeconds: 1 } });
+    await new Promise((r) => setTimeout(r, refused.retryAfterSeconds * 1000));
+    expect((await limiter.consume(id, limits)).allowed).toBe(true);
+  });
+
+  it('caps the minute bucket when the limit is lowered: the wait stays within one slot of the new limit', async () => {
+    const limiter = await make();
+    const id = account();
+    for (let i = 0; i < 60; i++) await limiter.consume(id, { per_minute: 100, per_day: 10_000 });
+    const lowered = { per_minute: 5, per_day: 10_000 };
+    const refused = await limiter.consume(id, lowered);
+    expect(refused).toMatchObject({ allowed: false, violated: 'minute', minute: { limit: 5, used: 5, remaining: 0 } });
+    // A full bucket of 5 frees one slot every 12 s; the old level of 60 would have meant 672 s.
+    expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(12);
+    expect(refused.minute.resetSeconds).toBeLessThanOrEqual(60);
+  });
 }

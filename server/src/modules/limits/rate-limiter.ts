@@ -11,14 +11,25 @@ export interface WindowState {
   remaining: number;
   /** Seconds until the window is fully replenished (minute) or the UTC day ends (day). */
   resetSeconds: number;
+  /**
+   * Seconds until one more request becomes available in this window (0 when none is spent): the
+   * RateLimit field's `t` (draft-ietf-httpapi-ratelimit-headers: "until additional quota is made
+   * available"). On a refusal it equals Retry-After: one story in every header.
+   */
+  nextSeconds: number;
 }
 
-export interface RateDecision {
-  allowed: boolean;
-  violated: 'minute' | 'day' | null;
-  retryAfterSeconds: number;
+/** An account's two windows as they stand. */
+export interface BudgetState {
   minute: WindowState;
   day: WindowState;
+}
+
+export interface RateDecision extends BudgetState {
+  allowed: boolean;
+  violated: 'minute' | 'day' | null;
+  /** Seconds until a request will be admitted (0 when this one was). */
+  retryAfterSeconds: number;
 }
 
 /** Node-style: an error (the limiter could not decide), or the decision. */
@@ -37,6 +48,8 @@ export interface RateLimiter {
    * Absent on limiters that need a round trip.
    */
   consumeNow?(accountId: string, limits: Limits): RateDecision;
+  /** The account's windows now, without counting anything (GET /v1/usage spends no budget). */
+  peek(accountId: string, limits: Limits): Promise<BudgetState>;
   close(): Promise<void>;
 }
 
@@ -62,30 +75,46 @@ export interface BucketState {
   at: number; // epoch ms
 }
 
+/**
+ * The minute bucket's level now. Never above the limit: when the limit was lowered (a downgrade,
+ * a custom limit) the bucket is capped to the new size, so the wait is never longer than the
+ * window, rather than the old level draining at the new, slower rate.
+ */
 export function drain(state: BucketState | null, now: number, perMinute: number): number {
   if (!state) return 0;
-  return Math.max(0, state.level - (Math.max(0, now - state.at) * perMinute) / MINUTE_MS);
+  return Math.min(perMinute, Math.max(0, state.level - (Math.max(0, now - state.at) * perMinute) / MINUTE_MS));
 }
 
 function minuteWindow(limits: Limits, perMs: number, l: number): WindowState {
   const remaining = Math.max(0, Math.floor(limits.per_minute - l + 1e-9));
-  return { limit: limits.per_minute, used: limits.per_minute - remaining, remaining, resetSeconds: Math.ceil(l / perMs / 1000 - 1e-9) };
+  // The level must drain to (limit - remaining - 1) for one more request to fit.
+  const nextMs = remaining >= limits.per_minute ? 0 : (l - (limits.per_minute - remaining - 1)) / perMs;
+  return {
+    limit: limits.per_minute, used: limits.per_minute - remaining, remaining,
+    resetSeconds: Math.ceil(l / perMs / 1000 - 1e-9),
+    nextSeconds: nextMs === 0 ? 0 : Math.max(1, Math.ceil(nextMs / 1000 - 1e-9)),
+  };
 }
 function dayWindow(limits: Limits, dayReset: number, used: number): WindowState {
-  return { limit: limits.per_day, used, remaining: Math.max(0, limits.per_day - used), resetSeconds: dayReset };
+  return { limit: limits.per_day, used, remaining: Math.max(0, limits.per_day - used), resetSeconds: dayReset, nextSeconds: used > 0 ? dayReset : 0 };
+}
+const secondsToUtcMidnight = (now: number) => Math.ceil((DAY_MS - (now % DAY_MS)) / 1000);
+
+/** The windows at `level` (the minute bucket) and `dayUsed`, counting nothing. */
+export function budgetState(input: { now: number; level: number; dayUsed: number; limits: Limits }): BudgetState {
+  const perMs = input.limits.per_minute / MINUTE_MS;
+  return { minute: minuteWindow(input.limits, perMs, input.level), day: dayWindow(input.limits, secondsToUtcMidnight(input.now), input.dayUsed) };
 }
 
 export function decide(input: { now: number; level: number; dayUsed: number; limits: Limits }): { decision: RateDecision; admitted: boolean } {
   const { now, level, limits } = input;
-  const perMs = limits.per_minute / MINUTE_MS;
-  const dayReset = Math.ceil((DAY_MS - (now % DAY_MS)) / 1000);
-
   if (level + 1 > limits.per_minute + 1e-9) {
-    const waitMs = (level + 1 - limits.per_minute) / perMs;
-    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), minute: minuteWindow(limits, perMs, level), day: dayWindow(limits, dayReset, input.dayUsed) }, admitted: false };
+    const state = budgetState(input);
+    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: state.minute.nextSeconds, ...state }, admitted: false };
   }
   if (input.dayUsed >= limits.per_day) {
-    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: dayReset, minute: minuteWindow(limits, perMs, level), day: dayWindow(limits, dayReset, input.dayUsed) }, admitted: false };
+    const state = budgetState(input);
+    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: secondsToUtcMidnight(now), ...state }, admitted: false };
   }
-  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, minute: minuteWindow(limits, perMs, level + 1), day: dayWindow(limits, dayReset, input.dayUsed + 1) }, admitted: true };
+  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, ...budgetState({ now, level: level + 1, dayUsed: input.dayUsed + 1, limits }) }, admitted: true };
 }

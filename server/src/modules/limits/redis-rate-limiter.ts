@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decide, promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
+import { budgetState, DAY_MS, decide, drain, promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from './tiers.js';
 
 /**
@@ -45,6 +45,7 @@ for i = 1, #KEYS do
     if elapsed < 0 then elapsed = 0 end
     level = s.level - elapsed * per_minute / 60000
     if level < 0 then level = 0 end
+    if level > per_minute then level = per_minute end
   end
   out[#out + 1] = tostring(level)
   out[#out + 1] = s.day_used
@@ -135,6 +136,13 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
   return {
     consumeThen,
     consume: promisedConsume(consumeThen),
+    async peek(accountId, limits) {
+      const at = now();
+      const key = keyPrefix + accountId;
+      const [bucket, dayUsed] = await Promise.all([redis.hmget(`${key}:m`, 'level', 'at'), redis.get(`${key}:d:${Math.floor(at / DAY_MS)}`)]);
+      const state = bucket[0] === null || bucket[1] === null ? null : { level: Number(bucket[0]), at: Number(bucket[1]) };
+      return budgetState({ now: at, level: drain(state, at, limits.per_minute), dayUsed: Number(dayUsed ?? 0), limits });
+    },
     close: async () => {},
   };
 }

@@ -19,7 +19,7 @@ export const SecurityEvent = Type.Object(
 
 export const securityLogRoutes: FastifyPluginAsyncTypebox<{ securityLog: SecurityLog }> = async (app, { securityLog }) => {
   app.get('/users/me/security-events', {
-    config: { auth: 'session' },
+    config: { auth: 'session', budget: 'exempt' },
     schema: {
       tags: ['Account'], operationId: 'listSecurityEvents', summary: 'What happened to the account: sign-ins, password and key changes, newest first',
       querystring: ListQuery, response: { 200: listOf(Type.Ref('SecurityEvent')), ...problemResponses([400]) },

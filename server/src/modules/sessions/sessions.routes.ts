@@ -26,7 +26,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   const tags = ['Sessions'];
 
   app.get('/sessions', {
-    config: { auth: 'session' },
+    config: { auth: 'session', budget: 'exempt' },
     schema: { tags, operationId: 'listSessions', summary: 'Active sessions of the account, newest first', querystring: ListQuery, response: { 200: listOf(Type.Ref('Session')), ...problemResponses([400]) } },
   }, async (request) => {
     const auth = requireAuth(request);
@@ -40,7 +40,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   });
 
   app.delete('/sessions/:id', {
-    config: { auth: 'session' },
+    config: { auth: 'session', budget: 'exempt' },
     schema: {
       tags, operationId: 'revokeSession', summary: 'Revoke a session; its tokens stop working at once',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),

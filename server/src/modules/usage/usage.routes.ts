@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAccount } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
-import type { HotRoute } from '../../http/hot-path.js';
-import { TIERS } from '../limits/tiers.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import { limitsFor, TIERS } from '../limits/tiers.js';
 import { presentUsage } from './usage.presenter.js';
 
 const Window = Type.Object(
@@ -21,25 +20,19 @@ export const Usage = Type.Object(
   { $id: 'Usage', additionalProperties: false },
 );
 
-const config = { auth: 'usage:read' as const };
+const config = { auth: 'usage:read' as const, budget: 'exempt' as const };
 
-/** The hot path's answer of GET /v1/usage (http/hot-path.ts): the same requirement and presenter. */
-export const usageHotRoute: HotRoute = {
-  url: '/v1/usage',
-  requirement: config.auth,
-  body: (account, decision) => JSON.stringify(presentUsage(account, decision)),
-};
-
-/** The account's budget as the limiter sees it, this request included. */
-export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** The account's budget as the limiter sees it; reading it spends none (config.budget). */
+export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter }> = async (app, { limiter }) => {
   app.get('/usage', {
     config,
-    schema: { tags: ['Account'], operationId: 'getUsage', summary: 'Rate-limit budget and use of the account', response: { 200: Type.Ref('Usage') } },
-  }, (request) => {
-    // The decision and the account the authenticate step produced for this very request.
-    const decision = request.rateLimit;
+    schema: {
+      tags: ['Account'], operationId: 'getUsage', summary: 'Rate-limit budget and use of the account',
+      description: 'Reading the usage spends nothing from the budget it reports.',
+      response: { 200: Type.Ref('Usage') },
+    },
+  }, async (request) => {
     const account = requireAccount(request);
-    if (!decision) throw new AppError('internal_error', 'usage without an authenticated account');
-    return presentUsage(account, decision);
+    return presentUsage(account, await limiter.peek(account.id, limitsFor(account)));
   });
 };

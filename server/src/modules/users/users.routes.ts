@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAccount, requireAuth } from '../../http/authenticate.js';
-import type { HotRoute } from '../../http/hot-path.js';
-import type { UserRow } from './users.repository.js';
 import { problemResponses } from '../../http/schemas.js';
 import { Type } from 'typebox';
 import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
@@ -11,22 +9,7 @@ import { clientOf } from '../../http/client-info.js';
 import type { AccountEmailService } from '../email/account-email.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
-const config = { auth: 'session' as const };
-
-// Serialised once per cached account row: the account cache freezes its rows and replaces
-// them on every change, so a row's answer never changes while the row is in use.
-const meBodies = new WeakMap<UserRow, string>();
-
-/** The hot path's answer of GET /v1/users/me (http/hot-path.ts): the same requirement and presenter. */
-export const meHotRoute: HotRoute = {
-  url: '/v1/users/me',
-  requirement: config.auth,
-  body(account) {
-    let body = meBodies.get(account);
-    if (body === undefined) meBodies.set(account, (body = JSON.stringify(presentMe(account))));
-    return body;
-  },
-};
+const config = { auth: 'session' as const, budget: 'exempt' as const };
 
 export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; securityLog: SecurityLog; accountEmail: AccountEmailService }> = async (app, { users, securityLog, accountEmail }) => {
   const tags = ['Account'];

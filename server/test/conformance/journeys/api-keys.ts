@@ -26,7 +26,8 @@ export function apiKeysJourney(ctx: GetContext): void {
 
       const usage = await actor.api.call('getUsage', { token: created.body.key }, 200);
       expect(usage.body.tier).toBe('free');
-      expect(usage.headers.get('ratelimit-policy')).toMatch(/"minute";q=100/);
+      const agents = await actor.api.call('listAgents', { token: created.body.key }, 200);
+      expect(agents.headers.get('ratelimit-policy')).toMatch(/"minute";q=100/);
       await actor.api.call('revokeApiKey', { token: actor.access, path: { id: created.body.id } }, 204);
       await actor.api.call('getApiKey', { token: actor.access, path: { id: created.body.id } }, 404);
       await actor.api.call('getUsage', { token: created.body.key }, 401);
@@ -42,11 +43,13 @@ export function apiKeysJourney(ctx: GetContext): void {
       expect(badCursor.body.code).toBe('validation_failed');
     });
 
-    it('reports the usage of an access token', async () => {
+    it('reports the usage of an access token, and reading it spends none', async () => {
       const actor = await signUp(ctx().api, 'usage');
+      await actor.api.call('listAgents', { token: actor.access }, 200);
       const usage = await actor.api.call('getUsage', { token: actor.access }, 200);
       expect(usage.body.limits).toEqual({ per_minute: 100, per_day: 10_000 });
-      expect(usage.body.minute.used).toBeGreaterThan(0);
+      expect(usage.body.day.used).toBe(1);
+      expect((await actor.api.call('getUsage', { token: actor.access }, 200)).body.day.used).toBe(1);
     });
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomIp, signUp, type GetContext } from '../context.js';
 import { SERVER_LIMITS } from '../stack.js';
-import { REQUIREMENTS, secured, unknownIds } from './operations.js';
+import { BUDGET_EXEMPT, REQUIREMENTS, secured, unknownIds } from './operations.js';
 
 /** A key of the right shape with a wrong checksum, and a JWT signed by nobody we know. */
 const FORGED_KEY = `gth_${'A'.repeat(34)}000000`;
@@ -68,17 +68,38 @@ export function credentialSweeps(ctx: GetContext): void {
       }
     });
 
-    it('an account over its budget gets 429 rate_limited on every protected operation', async () => {
+    it('an account over its budget gets 429 rate_limited on every platform operation, and can still manage itself', async () => {
       const admin = await ctx().admin();
       const actor = await signUp(ctx().api, 'spent');
       // One request a minute and one a day: after the first, nothing passes, however slow the sweep.
       await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: actor.id }, json: { tier: 'enterprise', limits: { per_minute: 1, per_day: 1 } } }, 200);
-      await actor.api.call('getUsage', { token: actor.access }, 200);
+      await actor.api.call('listAgents', { token: actor.access }, 200);
       for (const op of secured(actor.api.operations())) {
+        if (BUDGET_EXEMPT.has(op.operationId)) continue;
         const answer = await actor.api.callInvalid(op.operationId, { token: actor.access, path: unknownIds(op) }, 429);
         expect(answer.body.code, op.operationId).toBe('rate_limited');
         expect(Number(answer.headers.get('retry-after')), op.operationId).toBeGreaterThan(0);
       }
+      for (const operationId of ['getMe', 'getUsage', 'listApiKeys', 'listSessions', 'listSecurityEvents']) {
+        const answer = await actor.api.call(operationId, { token: actor.access }, 200);
+        expect(answer.headers.get('ratelimit'), operationId).toBeNull();
+      }
+    });
+
+    it(`an account over its account-route limit (${SERVER_LIMITS.accountRoutesPerMinute}/min) gets 429 on every operation that spends no budget`, async () => {
+      const actor = await signUp(ctx().api, 'restless');
+      let answer = await actor.api.call('getMe', { token: actor.access }, [200, 429]);
+      for (let i = 0; answer.status === 200 && i < SERVER_LIMITS.accountRoutesPerMinute + 5; i++) {
+        answer = await actor.api.call('getMe', { token: actor.access }, [200, 429]);
+      }
+      for (const op of secured(actor.api.operations())) {
+        if (!BUDGET_EXEMPT.has(op.operationId)) continue;
+        const refused = await actor.api.callInvalid(op.operationId, { token: actor.access, path: unknownIds(op) }, 429);
+        expect(refused.body.code, op.operationId).toBe('rate_limited');
+        expect(Number(refused.headers.get('retry-after')), op.operationId).toBeGreaterThan(0);
+      }
+      // The budget is another matter: platform operations still answer.
+      await actor.api.call('listAgents', { token: actor.access }, 200);
     });
 
     it(`an address over the public budget (${SERVER_LIMITS.publicPerMinute}/min) gets 429 on every rate-limited public operation`, async () => {

@@ -45,6 +45,17 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   listWebhookDeliveries: 'webhooks:read',
 };
 
+/**
+ * The operations that manage one's own account: they spend nothing from the account's budget and
+ * are never refused by it (an owner must be able to stop a runaway key). Every other protected
+ * operation spends from it.
+ */
+export const BUDGET_EXEMPT = new Set([
+  'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
+  'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage',
+  'adminListUsers', 'adminUpdateUser',
+]);
+
 /** Which id kind a path's {id} is, from the collection it sits in. */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],

@@ -1,0 +1,28 @@
+import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
+import { AppError } from './error-catalogue.js';
+
+/** Per account as configured; per IP ten times that (one office behind one address). */
+const IP_FACTOR = 10;
+
+export interface AccountRouteLimit {
+  limiter: AttemptLimiter;
+  perMinute: number;
+}
+
+/**
+ * The abuse limit of the routes that spend no budget (`config.budget: 'exempt'`): without it the
+ * exemption would be a way to call the service without limit. It counts per account and per
+ * client address, atomically, and refuses with 429 `rate_limited` and Retry-After.
+ */
+export async function spendAccountRouteLimit(limit: AccountRouteLimit, userId: string, ip: string): Promise<void> {
+  const decision = await limit.limiter.take([
+    { key: `account-routes:user:${userId}`, limit: limit.perMinute, windowSeconds: 60 },
+    { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },
+  ]);
+  if (decision.allowed) return;
+  throw new AppError('rate_limited', 'Too many account requests in a short time; slow down.', {
+    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    window: 'minute',
+    retry_after: decision.retryAfterSeconds,
+  });
+}
