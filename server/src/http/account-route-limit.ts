@@ -1,4 +1,5 @@
 import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
+import type { AuthContext } from './auth-context.js';
 import { AppError } from './error-catalogue.js';
 
 /** Per account as configured; per IP ten times that (one office behind one address). */
@@ -13,10 +14,12 @@ export interface AccountRouteLimit {
  * The abuse limit of the routes that spend no budget (`config.budget: 'exempt'`): without it the
  * exemption would be a way to call the service without limit. It counts per account and per
  * client address, atomically, and refuses with 429 `rate_limited` and Retry-After.
+ * An account's API keys and its sessions count apart: a leaked key hammering GET /v1/usage must
+ * not use up the allowance its owner needs to revoke that key.
  */
-export async function spendAccountRouteLimit(limit: AccountRouteLimit, userId: string, ip: string): Promise<void> {
+export async function spendAccountRouteLimit(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Promise<void> {
   const decision = await limit.limiter.take([
-    { key: `account-routes:user:${userId}`, limit: limit.perMinute, windowSeconds: 60 },
+    { key: `account-routes:user:${auth.userId}:${auth.credential}`, limit: limit.perMinute, windowSeconds: 60 },
     { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },
   ]);
   if (decision.allowed) return;

@@ -145,7 +145,7 @@ export async function authenticate(deps: AuthenticateDeps, request: FastifyReque
   if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
   if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
   if (request.routeOptions.config.budget === 'exempt') {
-    await spendAccountRouteLimit(deps.accountRoutes, auth.userId, request.ip);
+    await spendAccountRouteLimit(deps.accountRoutes, auth, request.ip);
     return authorize(request, requirement, auth, account);
   }
   const decision = await deps.limiter.consume(auth.userId, limitsFor(account));

@@ -69,6 +69,21 @@ describe(`managing the account with the budget used up (${dialect})`, () => {
       await limited.close();
     }
   });
+
+  it("counts an account's keys apart from its sessions: a key hammering the account routes cannot stop its owner revoking it", async () => {
+    const limited = await createTestApp({ env: { ACCOUNT_RATE_LIMIT_PER_MINUTE: '5' } });
+    try {
+      const user = await limited.signUp();
+      const owner = bearer(user.tokens.access_token);
+      const { id, key } = (await limited.request({ method: 'POST', url: '/v1/api-keys', headers: owner, payload: { name: 'leaked' } })).json();
+      const byKey = await Promise.all(Array.from({ length: 8 }, () => limited.request({ method: 'GET', url: '/v1/usage', headers: bearer(key) })));
+      expect(byKey.filter((r) => r.statusCode === 429)).toHaveLength(3);
+      expect((await limited.request({ method: 'DELETE', url: `/v1/api-keys/${id}`, headers: owner })).statusCode).toBe(204);
+      expect((await limited.request({ method: 'GET', url: '/v1/usage', headers: bearer(key) })).statusCode).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
 });
 
 describe(`honest waits on 429 (${dialect})`, () => {
