@@ -336,9 +336,12 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     expect(new URL(page.url()).search).toBe('');
     await page.getByLabel('New password', { exact: true }).fill(user.newPassword);
     await page.getByLabel('New password again').fill(user.newPassword);
+    // A reset usually follows a compromise: revoking every API key is offered, and on by default.
+    expect(await page.getByLabel('Also revoke every API key').isChecked()).toBe(true);
     await shoot('reset-password');
     await page.getByRole('button', { name: 'Set the new password' }).click();
     await page.getByText('Your password is changed').waitFor();
+    await page.getByText('Every API key was revoked').waitFor();
 
     await page.getByRole('link', { name: 'Log in with the new password' }).click();
     await page.getByLabel('Email').fill(user.email);

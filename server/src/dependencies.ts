@@ -160,7 +160,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       : createLogMailer((entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
       db: database.db, clock, publicUrl: config.publicUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
-      hasher, sessions, accounts, attempts, securityLog, onError,
+      hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
     const agents = createAgentsService({ db: database.db, clock, onEvent: events.notify });

@@ -16,14 +16,16 @@ export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
   useEffect(() => forgetQuery(), []);
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [done, setDone] = useState(false);
+  // A reset usually follows a compromise: revoking every API key is offered, and on, by default.
+  const [revokeKeys, setRevokeKeys] = useState(true);
+  const [done, setDone] = useState<{ keysRevoked: boolean } | null>(null);
   const { run, busy, error, setError } = useAction(async () => {
     if (password !== confirm) {
       setError({ message: 'The two passwords are not the same.', fields: { confirm: 'Type the same password twice.' }, requestId: null, code: null });
       return;
     }
-    await gatehouse.auth.resetPassword({ token, password });
-    setDone(true);
+    await gatehouse.auth.resetPassword({ token, password, revoke_api_keys: revokeKeys });
+    setDone({ keysRevoked: revokeKeys });
   });
 
   if (!token) {
@@ -44,7 +46,9 @@ export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
       <PageHeading title="Choose a new password" />
       {done ? (
         <>
-          <Notice>Your password is changed, and every session of your account was signed out.</Notice>
+          <Notice>
+            Your password is changed, and every session of your account was signed out{done.keysRevoked ? '. Every API key was revoked: create new ones in Settings → API keys.' : '.'}
+          </Notice>
           <p class="aside">
             <Link href="/login">Log in with the new password</Link>
           </p>
@@ -61,6 +65,15 @@ export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
           >
             <Field label="New password" name="password" type="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onValue={setPassword} error={error?.fields.password} hint="8 to 128 characters; common and breached passwords are refused." />
             <Field label="New password again" name="confirm" type="password" autocomplete="new-password" required value={confirm} onValue={setConfirm} error={error?.fields.confirm} />
+            <div class="field">
+              <label class="checkbox">
+                <input type="checkbox" name="revoke_api_keys" checked={revokeKeys} onChange={(event) => setRevokeKeys((event.currentTarget as HTMLInputElement).checked)} aria-describedby="field-revoke_api_keys-hint" />
+                <span>Also revoke every API key</span>
+              </label>
+              <p class="hint" id="field-revoke_api_keys-hint">
+                Recommended if someone else may have used your account: programs using the old keys stop working.
+              </p>
+            </div>
             <div class="actions">
               <SubmitButton busy={busy} busyLabel="Saving…">
                 Set the new password

@@ -142,7 +142,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the token from the mail; signs out every session */
+        /**
+         * Set a new password with the token from the mail; signs out every session
+         * @description With `revoke_api_keys: true` every API key of the account is revoked too, in the same step (a reset usually follows a compromise).
+         */
         post: operations["resetPassword"];
         delete?: never;
         options?: never;
@@ -1468,6 +1471,11 @@ export interface operations {
                     token: string;
                     /** @example correct horse battery staple */
                     password: string;
+                    /**
+                     * @description Also revoke every API key of the account
+                     * @default false
+                     */
+                    revoke_api_keys?: boolean;
                 };
             };
         };

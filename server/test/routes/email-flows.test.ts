@@ -80,6 +80,32 @@ describe(`email verification and password reset over real SMTP (${dialect})`, ()
     expect(notice.text).toContain('every session was signed out');
   });
 
+  it('revokes every API key with the reset when asked (revoke_api_keys), and keeps them otherwise', async () => {
+    const resetWith = async (user: { email: string }, extra: Record<string, unknown>) => {
+      await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: user.email } });
+      const token = tokenFromMail(await inbox.waitFor(user.email, /Reset your password/), 'reset-password');
+      return t.request({ method: 'POST', url: '/v1/auth/password/reset', payload: { token, password: NEW_PASSWORD, ...extra } });
+    };
+    const newKey = async (access: string) =>
+      (await t.request({ method: 'POST', url: '/v1/api-keys', headers: bearer(access), payload: { name: 'leaked' } })).json().key as string;
+    const agentsWith = async (key: string) => (await t.request({ method: 'GET', url: '/v1/agents', headers: bearer(key) })).statusCode;
+
+    const compromised = await t.signUp();
+    const keys = [await newKey(compromised.tokens.access_token), await newKey(compromised.tokens.access_token)];
+    expect((await resetWith(compromised, { revoke_api_keys: true })).statusCode).toBe(204);
+    for (const key of keys) expect(await agentsWith(key)).toBe(401);
+    const fresh = await t.login(compromised.email, NEW_PASSWORD);
+    expect((await t.request({ method: 'GET', url: '/v1/api-keys', headers: bearer(fresh.access_token) })).json().data).toEqual([]);
+    const events = (await t.request({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(fresh.access_token) })).json().data;
+    expect(events.filter((e: { type: string }) => e.type === 'api_key_revoked')).toHaveLength(2);
+
+    const forgetful = await t.signUp();
+    const kept = await newKey(forgetful.tokens.access_token);
+    expect((await resetWith(forgetful, {})).statusCode).toBe(204);
+    expect(await agentsWith(kept)).toBe(200);
+    expect((await resetWith(forgetful, { revoke_api_keys: 'yes' })).statusCode).toBe(400);
+  });
+
   it('refuses an expired reset token (one hour) and a verification token used for reset', async () => {
     const user = await t.signUp();
     const verifyToken = tokenFromMail(await inbox.waitFor(user.email, /Confirm your email/), 'verify-email');

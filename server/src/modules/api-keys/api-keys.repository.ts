@@ -23,6 +23,9 @@ export function createApiKeysRepository(db: Kysely<Database>) {
       return rows[0]?.secret_hash;
     },
     hashesForUser: (userId: string) => db.selectFrom('api_keys').select('secret_hash').where('user_id', '=', userId).execute().then((r) => r.map((x) => x.secret_hash)),
+    /** Every live key of the account; returns the revoked keys' ids and hashes. */
+    revokeAllForUser: (userId: string, nowIso: string) =>
+      db.updateTable('api_keys').set({ revoked_at: nowIso }).where('user_id', '=', userId).where('revoked_at', 'is', null).returning(['id', 'secret_hash']).execute(),
     revokedSince: (sinceIso: string) => db.selectFrom('api_keys').select('secret_hash').where('revoked_at', '>', sinceIso).execute().then((r) => r.map((x) => x.secret_hash)),
     /** One statement per key, in one transaction: the batch of last-used times. */
     touch: (times: Map<string, string>) =>

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { AppError, fieldError } from '../../http/error-catalogue.js';
+import type { Database } from '../../infra/db/schema.js';
 import { toPage } from '../../http/pagination.js';
 import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
@@ -73,6 +75,24 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
       if (!hash) throw new AppError('not_found', 'No API key with this id.');
       deps.onEvent();
       await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
+    },
+
+    /**
+     * Revokes every live key of the account inside the caller's transaction (a password reset
+     * revokes them with the password change, both or neither). `announce`, called after the
+     * commit, makes every instance drop them at once.
+     */
+    async revokeAllWithin(trx: Kysely<Database>, userId: string): Promise<{ ids: string[]; announce(): Promise<void> }> {
+      const revoked = await createApiKeysRepository(trx).revokeAllForUser(userId, isoTime(clock.now()));
+      for (const { id } of revoked) await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id } });
+      return {
+        ids: revoked.map((r) => r.id),
+        async announce() {
+          if (revoked.length === 0) return;
+          deps.onEvent();
+          await bus.publish({ type: 'api-keys-revoked', hashes: revoked.map((r) => r.secret_hash) });
+        },
+      };
     },
 
     /** Before an account disappears, make every instance forget its keys. */

@@ -52,11 +52,16 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
     config: { publicLimit: 'reset' },
     schema: {
       tags, operationId: 'resetPassword', summary: 'Set a new password with the token from the mail; signs out every session',
-      body: Type.Object({ token: TokenField, password: PasswordField }, { additionalProperties: false }),
+      description: 'With `revoke_api_keys: true` every API key of the account is revoked too, in the same step (a reset usually follows a compromise).',
+      body: Type.Object({
+        token: TokenField,
+        password: PasswordField,
+        revoke_api_keys: Type.Optional(Type.Boolean({ default: false, description: 'Also revoke every API key of the account' })),
+      }, { additionalProperties: false }),
       response: { 204: Type.Null({ description: 'Password changed' }), ...problemResponses([400, 401, 413, 415]) },
     },
   }, async (request, reply) => {
-    await accountEmail.reset(request.body.token, request.body.password, clientOf(request));
+    await accountEmail.reset(request.body.token, request.body.password, clientOf(request), { revokeApiKeys: request.body.revoke_api_keys === true });
     return reply.code(204).send(null);
   });
 };

@@ -7,6 +7,7 @@ import type { Database } from '../../infra/db/schema.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { SecurityLog } from '../security-log/security-log.js';
@@ -26,6 +27,7 @@ export interface AccountEmailDeps {
   tokens: EmailTokens;
   hasher: PasswordHasher;
   sessions: SessionsService;
+  apiKeys: Pick<ApiKeysService, 'revokeAllWithin'>;
   accounts: AccountCache;
   attempts: AttemptLimiter;
   securityLog: SecurityLog;
@@ -85,22 +87,28 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       });
     },
 
-    async reset(token: string, password: string, client: ClientInfo): Promise<void> {
+    /**
+     * Sets the new password and signs out every session; with `revokeApiKeys` (a reset usually
+     * follows a compromise) every API key goes too, in the same transaction as the password.
+     */
+    async reset(token: string, password: string, client: ClientInfo, options: { revokeApiKeys?: boolean } = {}): Promise<void> {
       // Check the password before spending the token, so a refused password leaves the link usable.
       assertPasswordAcceptable(password, '/password');
       const hash = await deps.hasher.hash(password);
-      const user = await db.transaction().execute(async (trx) => {
+      const { user, keys } = await db.transaction().execute(async (trx) => {
         const { userId } = await tokens.consume(trx, token, 'reset_password');
         const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
         await trx.updateTable('users').set({ password_hash: hash, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
-        return row;
+        return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined };
       });
+      await keys?.announce();
       await deps.sessions.revokeAll(user.id, 'password_reset');
       await deps.accounts.changed(user.id);
       await deps.attempts.reset(`login-fail:email:${user.email_normalized}`);
-      await deps.securityLog.record(user.id, 'password_reset', client);
+      await deps.securityLog.record(user.id, 'password_reset', client, keys ? { api_keys_revoked: keys.ids.length } : undefined);
+      for (const id of keys?.ids ?? []) await deps.securityLog.record(user.id, 'api_key_revoked', client, { api_key_id: id, reason: 'password_reset' });
       sendLater(() => mailer.send(passwordChangedMail(user.email, user.name, isoTime(clock.now()))));
     },
 
