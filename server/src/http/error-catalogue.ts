@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   limit_reached: { status: 422, title: 'Limit reached' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },

@@ -50,12 +50,33 @@ function toAppError(error: FastifyError): AppError {
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return new AppError('malformed_json', 'The request body is not valid JSON.');
   }
-  if (error.statusCode === 400) return new AppError('invalid_request', 'The request could not be read.');
+  // Any other client error a plugin raises with a status of its own (@fastify/static: 403 for a
+  // path with a NUL byte or too long a name, 404, 416 for a range past the end): the client's
+  // doing, so its 4xx problem, never a 500.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return clientError(error.statusCode);
   // The database is down or restarting: nothing is wrong with the request, so say when to retry.
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable at the moment; try again shortly.', { headers: { 'Retry-After': '5' } });
   }
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
+}
+
+/** A plugin's 4xx as the catalogue's problem. A forbidden file is "not found": the file system's layout stays private. */
+function clientError(status: number): AppError {
+  switch (status) {
+    case 403:
+    case 404:
+    case 410:
+      return new AppError('not_found', 'No resource matches this path.');
+    case 405:
+      return new AppError('method_not_allowed', 'This method is not allowed here.');
+    case 408:
+      return new AppError('request_timeout', 'The request took too long to arrive.');
+    case 416:
+      return new AppError('range_not_satisfiable', 'The requested range is outside the file.');
+    default:
+      return new AppError('invalid_request', 'The request could not be read.');
+  }
 }
 
 export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppError): FastifyReply {
@@ -101,7 +122,9 @@ export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl:
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = opts.allowedMethods(request.url);
-    if (allowed.length > 0) {
+    // A route that takes this method passed the request on (a static file that does not exist): 404, not 405.
+    const methodServed = allowed.includes(request.method) || (request.method === 'HEAD' && allowed.includes('GET'));
+    if (allowed.length > 0 && !methodServed) {
       reply.header('Allow', allowed.join(', '));
       return sendProblem(reply, opts.publicUrl, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`));
     }
