@@ -23,6 +23,7 @@ describe('config', () => {
     [{ ACCESS_TOKEN_TTL: '-5' }, 'ACCESS_TOKEN_TTL'],
     [{ WEBHOOK_RETRY_DELAYS: '5,x' }, 'WEBHOOK_RETRY_DELAYS'],
     [{ NODE_ENV: 'production' }, 'GATEHOUSE_SECRET'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: 'x'.repeat(32) }, 'SMTP_URL'],
     [{ GATEHOUSE_SECRET: 'short' }, 'GATEHOUSE_SECRET'],
     [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
     [{ HEADERS_TIMEOUT: '40' }, 'HEADERS_TIMEOUT'],

@@ -105,6 +105,9 @@ export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const secret = env.GATEHOUSE_SECRET || undefined;
   if (production && !secret) throw new ConfigError('GATEHOUSE_SECRET', 'is required when NODE_ENV=production');
+  // Without SMTP, mail goes to the log, links and their tokens included: fine on a laptop, an
+  // account takeover for anyone who reads a production log.
+  if (production && !env.SMTP_URL) throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail and its links would be written to the log)');
   if (secret !== undefined && secret.length < 32) throw new ConfigError('GATEHOUSE_SECRET', 'must be at least 32 characters');
   const requestTimeout = readInt(env, 'REQUEST_TIMEOUT', 30);
   const headersTimeout = readInt(env, 'HEADERS_TIMEOUT', 15);

@@ -10,11 +10,20 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** A real SMTP server on loopback that keeps what it receives, for tests to read. */
-export async function startInbox(): Promise<{ url: string; mails: ReceivedMail[]; waitFor(to: string, subject: RegExp, count?: number): Promise<ReceivedMail>; close(): Promise<void> }> {
+/**
+ * A real SMTP server on loopback that keeps what it receives, for tests to read. With `auth`, it
+ * accepts exactly that user and password (AUTH PLAIN/LOGIN over the plain connection).
+ */
+export async function startInbox(options: { auth?: { user: string; pass: string } } = {}): Promise<{ url: string; mails: ReceivedMail[]; waitFor(to: string, subject: RegExp, count?: number): Promise<ReceivedMail>; close(): Promise<void> }> {
   const mails: ReceivedMail[] = [];
+  const { auth } = options;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !auth,
+    allowInsecureAuth: true,
+    onAuth(credentials, _session, callback) {
+      if (auth && credentials.username === auth.user && credentials.password === auth.pass) return callback(null, { user: auth.user });
+      callback(new Error('Invalid username or password'));
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {
