@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../infra/db/errors.js';
 import type { Database } from '../infra/db/schema.js';
 import { AppError } from './error-catalogue.js';
 import { addResponses } from './route-hooks.js';
+import { requestFingerprint } from './request-fingerprint.js';
 import { problemResponses } from './schemas.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -36,6 +37,15 @@ declare module 'fastify' {
  * A replay of a creation that returned a one-time secret returns the resource with that field
  * null: whoever lost the first answer revokes the resource and creates another.
  */
+/**
+ * The fingerprint keys stored before bodies were compared canonically carry (the body as sent,
+ * key order included). Stored keys live 24 h, so this can go one day after every instance runs
+ * the canonical fingerprint.
+ */
+function legacyFingerprint(method: string, url: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(body)}`).digest('hex');
+}
+
 export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock }): void {
   const { db, clock } = deps;
   app.decorateRequest('idempotency', null);
@@ -50,11 +60,14 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     // A route without a body schema ignores its body, so the body is no part of "the same request";
     // it is also unvalidated, and re-serializing a 200,000-deep array overflowed the stack (a 500, found by fuzzing).
     const body = request.routeOptions.schema?.body === undefined ? null : (request.body ?? null);
-    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(body)}`).digest('hex');
+    // The same request whatever the order of the body's keys or its whitespace.
+    const hash = requestFingerprint(request.method, request.url, body);
     const now = clock.now();
     const existing = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', header).executeTakeFirst();
     if (existing && Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS > now) {
-      if (existing.request_hash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+      if (existing.request_hash !== hash && existing.request_hash !== legacyFingerprint(request.method, request.url, body)) {
+        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+      }
       if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       reply.header('Idempotent-Replayed', 'true');
       // A stored error is a problem document (API.md §2) and keeps its media type on replay.

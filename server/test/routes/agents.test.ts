@@ -121,6 +121,15 @@ describe(`agents (${dialect})`, () => {
     expect(other.statusCode).toBe(422);
     expect(other.json().code).toBe('idempotency_key_reused');
 
+    // The same body with its keys in another order, and other whitespace, is the same request.
+    const keyOrder = { 'idempotency-key': 'create-agent-key-order' };
+    const ordered = await t.request({ method: 'POST', url: '/v1/agents', headers: { ...bearer(token), ...keyOrder, 'content-type': 'application/json' }, payload: '{"name":"Ordered","model":"m","metadata":{"a":"1","b":"2"}}' });
+    expect(ordered.statusCode).toBe(201);
+    const reordered = await t.request({ method: 'POST', url: '/v1/agents', headers: { ...bearer(token), ...keyOrder, 'content-type': 'application/json' }, payload: '{ "metadata": { "b": "2", "a": "1" },\n  "model": "m", "name": "Ordered" }' });
+    expect(reordered.statusCode).toBe(201);
+    expect(reordered.headers['idempotent-replayed']).toBe('true');
+    expect(reordered.json()).toEqual(ordered.json());
+
     // Keys are per account: another account may use the same key for its own request.
     const stranger = (await t.signUp()).tokens.access_token;
     expect((await create({ name: 'Theirs', model: 'm' }, stranger, key)).statusCode).toBe(201);
