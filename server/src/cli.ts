@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { systemClock, isoTime } from './infra/clock.js';
 import { migrateToLatest, openDatabase } from './infra/db/database.js';
-import { isTier, TIERS } from './modules/limits/tiers.js';
+import { AppError } from './http/error-catalogue.js';
+import { changeTier, isTier, limitsFor, TIERS } from './modules/limits/tiers.js';
 import { rotateSigningKeys } from './modules/tokens/signing-keys.js';
 import { createUsersRepository } from './modules/users/users.repository.js';
 
@@ -12,20 +13,28 @@ const HELP: Record<string, string> = {
 Commands:
   serve                                 run the HTTP service (PORT, DATABASE_URL, ...)
   migrate                               apply pending database migrations and exit
+  users list [--tier T] [--email TEXT]  list accounts, newest first [--limit N] [--json]
   users set-tier <email> <tier>         set an account's tier: ${TIERS.join(', ')}
-        [--per-minute N] [--per-day N]  custom limits (enterprise)
+        [--per-minute N] [--per-day N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
   keys rotate                           add a new signing key; old ones stay in JWKS until their tokens expire
 
 Every command reads the same environment as the server. Run "npx gatehouse <command> --help" for details.`,
   serve: 'Usage: npx gatehouse serve\n\nRuns the service on PORT (default 8080). Migrations run at start.',
   migrate: 'Usage: npx gatehouse migrate\n\nApplies pending migrations to DATABASE_URL and prints their names.',
-  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N]\n\nTiers: ${TIERS.join(', ')}. --per-minute and --per-day set custom limits; without them the tier's defaults apply.`,
+  'users list': `Usage: npx gatehouse users list [--tier <tier>] [--email <text>] [--limit N] [--json]\n\nLists accounts, newest first: id, email, tier, limits (custom ones marked *), role, flags, creation time.\n--tier keeps one tier (${TIERS.join(', ')}); --email keeps addresses containing the text, in any letter case;\n--limit caps the rows (default 100, at most 10000); --json prints one JSON object per line.`,
+  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N]\n\nTiers: ${TIERS.join(', ')}. --per-minute and --per-day set custom limits, for the enterprise tier only;\na window without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
   'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
 };
 
 class UsageError extends Error {}
+
+/** The options each command takes (parseArgs knows them all; a command refuses the others). */
+const COMMAND_OPTIONS: Record<string, string[]> = {
+  'users list': ['tier', 'email', 'limit', 'json'],
+  'users set-tier': ['per-minute', 'per-day'],
+};
 
 /**
  * Running instances cache accounts for up to 5 s. With Redis, tell them at once, the same way
@@ -74,10 +83,44 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
     const users = createUsersRepository(db);
     const user = await users.findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
-    await users.update(user.id, { tier, limit_per_minute: perMinute, limit_per_day: perDay, updated_at: isoTime(Date.now()) });
+    // The admin API's rule (custom limits for enterprise only), so the two never disagree.
+    let next;
+    try {
+      next = changeTier(user, { tier, limits: { per_minute: perMinute, per_day: perDay } });
+    } catch (error) {
+      if (error instanceof AppError) throw new UsageError(`custom limits (--per-minute, --per-day) are for the enterprise tier, not ${tier}`);
+      throw error;
+    }
+    await users.update(user.id, { ...next, updated_at: isoTime(Date.now()) });
     await announceAccountChange(config, user.id);
-    return `${user.email} is now ${tier}${perMinute || perDay ? ` (per minute ${perMinute ?? 'tier default'}, per day ${perDay ?? 'tier default'})` : ''}`;
+    const custom = next.limit_per_minute !== null || next.limit_per_day !== null;
+    return `${user.email} is now ${tier}${custom ? ` (per minute ${next.limit_per_minute ?? 'tier default'}, per day ${next.limit_per_day ?? 'tier default'})` : ''}`;
   });
+}
+
+async function listUsers(config: Config, flags: { tier?: string; email?: string; limit?: string; json?: boolean }): Promise<string> {
+  if (flags.tier !== undefined && !isTier(flags.tier)) throw new UsageError(`unknown tier "${flags.tier}"; use one of ${TIERS.join(', ')}`);
+  const limit = positiveInt(flags.limit, '--limit') ?? 100;
+  if (limit > 10_000) throw new UsageError(`--limit must be at most 10000, got "${limit}"`);
+  const rows = await withDatabase(config, ({ db }) => createUsersRepository(db).list({ tier: flags.tier, emailContains: flags.email, limit }));
+  if (flags.json) {
+    return rows.map((u) => JSON.stringify({
+      id: u.id, email: u.email, name: u.name, tier: u.tier, role: u.role, limits: limitsFor(u),
+      custom_limits: u.limit_per_minute !== null || u.limit_per_day !== null, email_verified: u.email_verified === 1, disabled: u.disabled === 1, created_at: u.created_at,
+    })).join('\n');
+  }
+  if (rows.length === 0) return 'no accounts match';
+  const table = [['ID', 'EMAIL', 'TIER', 'PER MINUTE', 'PER DAY', 'ROLE', 'FLAGS', 'CREATED']];
+  for (const u of rows) {
+    const limits = limitsFor(u);
+    const flagsOf = [u.email_verified ? 'verified' : 'unverified', ...(u.disabled ? ['disabled'] : [])].join(',');
+    table.push([
+      u.id, u.email, u.tier, `${limits.per_minute}${u.limit_per_minute !== null ? '*' : ''}`, `${limits.per_day}${u.limit_per_day !== null ? '*' : ''}`, u.role, flagsOf, u.created_at,
+    ]);
+  }
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  const lines = table.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  return `${lines.join('\n')}${rows.length === limit ? `\n(first ${limit}; --limit shows more)` : ''}`;
 }
 
 async function grantAdmin(config: Config, args: string[]): Promise<string> {
@@ -98,7 +141,10 @@ export async function runCli(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { help: { type: 'boolean', short: 'h' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } },
+    options: {
+      help: { type: 'boolean', short: 'h' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' },
+      tier: { type: 'string' }, email: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' },
+    },
   });
   const [command, sub, ...rest] = positionals;
   const name = command === 'users' || command === 'keys' ? `${command} ${sub ?? ''}`.trim() : (command ?? 'main');
@@ -106,6 +152,9 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(HELP[name] ?? HELP.main);
     return 0;
   }
+  const allowed = COMMAND_OPTIONS[name] ?? [];
+  const misplaced = Object.keys(values).filter((option) => option !== 'help' && !allowed.includes(option));
+  if (misplaced.length > 0) throw new UsageError(`"${name}" takes no --${misplaced[0]} option\n\n${HELP[name] ?? HELP.main}`);
   const config = loadConfig();
   switch (name) {
     case 'serve': {
@@ -119,6 +168,9 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(names.length ? `applied: ${names.join(', ')}` : 'database is up to date');
       return 0;
     }
+    case 'users list':
+      console.log(await listUsers(config, values));
+      return 0;
     case 'users set-tier':
       console.log(await setTier(config, rest, values));
       return 0;

@@ -26,7 +26,7 @@ import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT_DIR = resolve(SERVER_DIR, '..');
-const COMMANDS = [['serve'], ['migrate'], ['users', 'set-tier'], ['users', 'grant-admin'], ['keys', 'rotate']];
+const COMMANDS = [['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['keys', 'rotate']];
 
 interface Result {
   code: number | null;
@@ -141,19 +141,25 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       expect(r.stdout, command).toMatch(new RegExp(`^Usage: npx gatehouse ${command}`));
       expect(r.stderr, command).toBe('');
     });
-    expect(perCommand[2]!.stdout).toContain('--per-minute');
-    for (const tier of TIERS) expect(perCommand[2]!.stdout).toContain(tier);
+    const setTierHelp = perCommand[3]!.stdout;
+    expect(setTierHelp).toContain('--per-minute');
+    expect(setTierHelp).toContain('enterprise tier only');
+    for (const tier of TIERS) expect(setTierHelp).toContain(tier);
+    for (const option of ['--tier', '--email', '--limit', '--json']) expect(perCommand[2]!.stdout).toContain(option);
     // `keys rotate --help` and friends only print: no database was opened, let alone changed.
     expect(await untouched()).toBe(true);
   }, 120_000);
 
   it('exits 2 with a message for an unknown command, subcommand or option', async () => {
-    const [unknown, sub, option, missing] = await Promise.all([
+    const [unknown, sub, option, missing, misplaced] = await Promise.all([
       cli(['frobnicate']),
       cli(['users', 'promote', 'a@example.com']),
       cli(['migrate', '--force']),
       cli(['users', 'set-tier']),
+      cli(['migrate', '--tier', 'pro']),
     ]);
+    expect(misplaced!.code).toBe(2);
+    expect(misplaced!.stderr).toContain('"migrate" takes no --tier option');
     expect(unknown!.code).toBe(2);
     expect(unknown!.stderr).toContain('unknown command "frobnicate"');
     expect(unknown!.stderr).toContain('Usage: npx gatehouse');
@@ -238,6 +244,19 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       expect(enterprise.stdout).toContain(`${email} is now enterprise`);
       expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50 });
       expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 5, per_day: 50 } });
+
+      // Custom limits are for enterprise only, as help says; the refusal changes nothing.
+      const refused = await cli(['users', 'set-tier', email, 'pro', '--per-minute', '5000']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('custom limits (--per-minute, --per-day) are for the enterprise tier, not pro');
+      expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50 });
+
+      // Moving to another tier drops the custom limits; back to enterprise, they are gone.
+      expect((await cli(['users', 'set-tier', email, 'standard'])).code).toBe(0);
+      expect(await row()).toMatchObject({ tier: 'standard', limit_per_minute: null, limit_per_day: null });
+      expect((await cli(['users', 'set-tier', email, 'enterprise', '--per-day', '70'])).code).toBe(0);
+      expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: null, limit_per_day: 70 });
+      expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 1_000, per_day: 70 } });
     }, 120_000);
 
     it('refuses a bad tier, a bad number or an unknown account with exit 2 and changes nothing', async () => {
@@ -261,6 +280,39 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       expect(nobody!.code).toBe(2);
       expect(nobody!.stderr).toContain('no account with email nobody@example.com');
       expect(await row()).toEqual(before);
+    }, 120_000);
+
+    it('users list shows accounts newest first, filtered by tier and by part of the email', async () => {
+      const other = uniqueEmail();
+      const reg = await server.app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email: other, password: STRONG_PASSWORD, name: 'Second' } });
+      expect(reg.statusCode, reg.body).toBe(201);
+
+      const all = await cli(['users', 'list']);
+      expect(all.code, all.stderr).toBe(0);
+      const lines = all.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^ID\s+EMAIL\s+TIER\s+PER MINUTE\s+PER DAY\s+ROLE\s+FLAGS\s+CREATED$/);
+      expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual([other, email]);
+      expect(lines[2]).toMatch(/\senterprise\s+1000\s+70\*\s/);
+
+      const [byTier, byEmail, upper, none, json, bad] = await Promise.all([
+        cli(['users', 'list', '--tier', 'free']),
+        cli(['users', 'list', '--email', email.slice(2, 12)]),
+        cli(['users', 'list', '--email', other.toUpperCase()]),
+        cli(['users', 'list', '--email', '%']),
+        cli(['users', 'list', '--json', '--limit', '1']),
+        cli(['users', 'list', '--tier', 'gold']),
+      ]);
+      expect(byTier.stdout).toContain(other);
+      expect(byTier.stdout).not.toContain(email);
+      expect(byEmail.stdout).toContain(email);
+      expect(byEmail.stdout).not.toContain(other);
+      expect(upper.stdout).toContain(other);
+      expect(none.stdout.trim()).toBe('no accounts match'); // % is a character here, not a wildcard
+      const parsed = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(parsed).toHaveLength(1);
+      expect(parsed[0]).toMatchObject({ email: other, tier: 'free', limits: { per_minute: 100, per_day: 10_000 }, custom_limits: false });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('unknown tier "gold"');
     }, 120_000);
 
     it('users grant-admin makes the account an admin', async () => {

@@ -55,6 +55,19 @@ describe(`admin API (${dialect})`, () => {
     expect(cleared.json()).toMatchObject({ tier: 'enterprise', custom_limits: null, limits: { per_minute: 1000, per_day: 100000 } });
   });
 
+  it('keeps custom limits to the enterprise tier: refused elsewhere, dropped on a move to another tier', async () => {
+    const user = await t.register();
+    const patch = (payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/v1/admin/users/${user.id}`, headers: bearer(adminToken), payload });
+    for (const payload of [{ limits: { per_minute: 7, per_day: 70 } }, { tier: 'pro', limits: { per_minute: 7, per_day: 70 } }]) {
+      const refused = await patch(payload);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: '/limits', code: 'enterprise_only' }] });
+    }
+    expect((await patch({ tier: 'enterprise', limits: { per_minute: 7, per_day: 70 } })).statusCode).toBe(200);
+    const moved = await patch({ tier: 'pro' });
+    expect(moved.json()).toMatchObject({ tier: 'pro', custom_limits: null, limits: { per_minute: 1000, per_day: 100000 } });
+  });
+
   it('validates: unknown id 404, bad tier, bad limits, empty body 400', async () => {
     const user = await t.register();
     const patch = (payload: unknown, id = user.id) => t.request({ method: 'PATCH', url: `/v1/admin/users/${id}`, headers: bearer(adminToken), payload: payload as object });

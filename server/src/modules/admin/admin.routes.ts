@@ -71,6 +71,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
     config,
     schema: {
       tags, operationId: 'adminUpdateUser', summary: 'Change a user\'s tier, custom limits or disabled flag',
+      description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       body: Type.Object({
         tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)))),

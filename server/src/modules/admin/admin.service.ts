@@ -4,7 +4,7 @@ import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
-import type { Tier } from '../limits/tiers.js';
+import { changeTier, type Tier } from '../limits/tiers.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 
@@ -30,11 +30,7 @@ export function createAdminService(deps: { db: Kysely<Database>; accounts: Accou
       const row = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
       if (!row) throw new AppError('not_found', 'No user with this id.');
       const next: Partial<UserRow> = { updated_at: isoTime(clock.now()) };
-      if (changes.tier !== undefined) next.tier = changes.tier;
-      if (changes.limits !== undefined) {
-        next.limit_per_minute = changes.limits?.per_minute ?? null;
-        next.limit_per_day = changes.limits?.per_day ?? null;
-      }
+      if (changes.tier !== undefined || changes.limits !== undefined) Object.assign(next, changeTier(row, changes));
       if (changes.disabled !== undefined) next.disabled = changes.disabled ? 1 : 0;
       await db.updateTable('users').set(next).where('id', '=', userId).execute();
       await accounts.changed(userId);

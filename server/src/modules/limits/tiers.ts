@@ -1,3 +1,5 @@
+import { fieldError } from '../../http/error-catalogue.js';
+
 /** Request budgets per subscription tier (API.md §5). Enterprise limits are set per account. */
 export const TIERS = ['free', 'hobby', 'standard', 'pro', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -24,4 +26,30 @@ export function isTier(value: string): value is Tier {
 export function limitsFor(user: { tier: string; limit_per_minute: number | null; limit_per_day: number | null }): Limits {
   const base = TIER_LIMITS[isTier(user.tier) ? user.tier : 'free'];
   return { per_minute: user.limit_per_minute ?? base.per_minute, per_day: user.limit_per_day ?? base.per_day };
+}
+
+export interface TierAndLimits {
+  tier: Tier;
+  limit_per_minute: number | null;
+  limit_per_day: number | null;
+}
+
+/**
+ * The one rule for changing an account's tier and limits (admin API and CLI alike): custom limits
+ * belong to the enterprise tier (API.md §5). Custom limits on another tier are refused, and a
+ * move to another tier drops the custom limits the account had. `limits: null` returns to the
+ * tier's defaults; a null number inside `limits` keeps that window at the default.
+ */
+export function changeTier(current: { tier: string; limit_per_minute: number | null; limit_per_day: number | null }, change: {
+  tier?: Tier;
+  limits?: { per_minute: number | null; per_day: number | null } | null;
+}): TierAndLimits {
+  const tier = change.tier ?? (isTier(current.tier) ? current.tier : 'free');
+  const custom = change.limits !== undefined && change.limits !== null && (change.limits.per_minute !== null || change.limits.per_day !== null);
+  if (custom && tier !== 'enterprise') {
+    throw fieldError('/limits', 'enterprise_only', `Custom limits are for the enterprise tier; this account would be ${tier}.`);
+  }
+  if (tier !== 'enterprise') return { tier, limit_per_minute: null, limit_per_day: null };
+  if (change.limits === undefined) return { tier, limit_per_minute: current.limit_per_minute, limit_per_day: current.limit_per_day };
+  return { tier, limit_per_minute: change.limits?.per_minute ?? null, limit_per_day: change.limits?.per_day ?? null };
 }

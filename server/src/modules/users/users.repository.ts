@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, UsersTable } from '../../infra/db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -16,6 +16,16 @@ export function createUsersRepository(db: Kysely<Database>) {
       db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst(),
     update: (id: string, changes: Partial<UserRow>) =>
       db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),
+    /** Newest first; `emailContains` matches any part of the address, in any letter case. */
+    list: (filter: { tier?: string; emailContains?: string; limit: number }) => {
+      let q = db.selectFrom('users').selectAll();
+      if (filter.tier) q = q.where('tier', '=', filter.tier);
+      if (filter.emailContains) {
+        const pattern = `%${normalizeEmail(filter.emailContains).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        q = q.where(sql<boolean>`email_normalized like ${pattern} escape '\\'`);
+      }
+      return q.orderBy('id', 'desc').limit(filter.limit).execute();
+    },
     /** Sessions and refresh tokens go with the user through ON DELETE CASCADE. */
     delete: (id: string) => db.deleteFrom('users').where('id', '=', id).executeTakeFirst().then((r) => Number(r.numDeletedRows) > 0),
   };
