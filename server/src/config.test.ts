@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
+const SECRET = 'a-production-secret-of-32-characters';
+
 describe('config', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
@@ -23,7 +25,11 @@ describe('config', () => {
     [{ ACCESS_TOKEN_TTL: '-5' }, 'ACCESS_TOKEN_TTL'],
     [{ WEBHOOK_RETRY_DELAYS: '5,x' }, 'WEBHOOK_RETRY_DELAYS'],
     [{ NODE_ENV: 'production' }, 'GATEHOUSE_SECRET'],
-    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: 'x'.repeat(32) }, 'SMTP_URL'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET }, 'SMTP_URL'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET, SMTP_URL: '' }, 'SMTP_URL'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET, SMTP_URL: 'smtp://mail.test:587?logger=true' }, 'SMTP_URL'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET, SMTP_URL: 'smtp://mail.test:587?debug=1' }, 'SMTP_URL'],
+    [{ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET, SMTP_URL: 'smtps://u:p@mail.test?transactionLog=true' }, 'SMTP_URL'],
     [{ GATEHOUSE_SECRET: 'short' }, 'GATEHOUSE_SECRET'],
     [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
     [{ HEADERS_TIMEOUT: '40' }, 'HEADERS_TIMEOUT'],
@@ -36,5 +42,14 @@ describe('config', () => {
     const c = loadConfig({ PUBLIC_URL: 'https://auth.example.com/', CORS_ORIGINS: 'https://a.test, https://b.test' });
     expect(c.publicUrl).toBe('https://auth.example.com');
     expect(c.corsOrigins).toEqual(['https://a.test', 'https://b.test']);
+  });
+
+  it('takes production with GATEHOUSE_SECRET and SMTP_URL (nodemailer logging explicitly off is fine)', () => {
+    const c = loadConfig({ NODE_ENV: 'production', GATEHOUSE_SECRET: SECRET, SMTP_URL: 'smtps://user:pass@mail.test:465?logger=false&debug=0' });
+    expect(c).toMatchObject({ production: true, smtpUrl: 'smtps://user:pass@mail.test:465?logger=false&debug=0' });
+  });
+
+  it('keeps the log mailer outside production: SMTP_URL stays optional', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).smtpUrl).toBeUndefined();
   });
 });

@@ -94,6 +94,23 @@ function readUrl(env: Env, name: string, fallback: string | undefined, protocols
   return raw.replace(/\/+$/, '');
 }
 
+/** nodemailer reads these from SMTP_URL's query; each makes it write the SMTP conversation to stdout. */
+const SMTP_LOGGING_OPTIONS = ['logger', 'debug', 'transactionLog'];
+
+/**
+ * In production no mail may reach a log: without SMTP_URL the log mailer would write every
+ * password-reset and verification link to it (whoever reads the logs could take any account
+ * over), and nodemailer's own logging, turned on from SMTP_URL's query, writes whole messages.
+ */
+function checkProductionMail(smtpUrl: string | undefined): void {
+  if (!smtpUrl) {
+    throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it mail, reset and verification links included, would be written to the log)');
+  }
+  const query = new URL(smtpUrl).searchParams;
+  const logging = SMTP_LOGGING_OPTIONS.find((name) => !['', '0', 'false'].includes(query.get(name) ?? 'false'));
+  if (logging) throw new ConfigError('SMTP_URL', `must not turn on nodemailer's ${logging} when NODE_ENV=production (it writes messages, links included, to the log)`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInt(env, 'PORT', 8080);
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
@@ -105,10 +122,9 @@ export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const secret = env.GATEHOUSE_SECRET || undefined;
   if (production && !secret) throw new ConfigError('GATEHOUSE_SECRET', 'is required when NODE_ENV=production');
-  // Without SMTP, mail goes to the log, links and their tokens included: fine on a laptop, an
-  // account takeover for anyone who reads a production log.
-  if (production && !env.SMTP_URL) throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail and its links would be written to the log)');
   if (secret !== undefined && secret.length < 32) throw new ConfigError('GATEHOUSE_SECRET', 'must be at least 32 characters');
+  const smtpUrl = readUrl(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']);
+  if (production) checkProductionMail(smtpUrl);
   const requestTimeout = readInt(env, 'REQUEST_TIMEOUT', 30);
   const headersTimeout = readInt(env, 'HEADERS_TIMEOUT', 15);
   // Node silently swaps the two when the headers' is the longer; refuse that instead.
@@ -129,7 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeout,
     trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
-    smtpUrl: readUrl(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    smtpUrl,
     mailFrom: env.MAIL_FROM || 'Gatehouse <no-reply@localhost>',
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookRetryDelays: delays.map((d) => Number(d.trim())),

@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './infra/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './infra/db/database.js';
 import { createMemoryAttemptLimiter, type AttemptLimiter } from './infra/limits/attempt-limiter.js';
 import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './infra/limits/redis-attempt-limiter.js';
-import { createLogMailer, createSmtpMailer, type Mailer } from './infra/mail/mailer.js';
+import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { connectRedis } from './infra/redis.js';
 import { createRevocationList, type RevocationList } from './infra/revocation.js';
 import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
@@ -155,9 +155,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       users: usersRepository, sessions, hasher, attempts, securityLog,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
-    const mailer = config.smtpUrl
-      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
-      : createLogMailer((entry, msg) => overrides.logger?.info({ mail: entry }, msg));
+    const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
       db: database.db, clock, publicUrl: config.publicUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,

@@ -58,14 +58,22 @@ export async function startServerOnFreshSqlite(env: Record<string, string> = {})
   }
 }
 
-/** One `gatehouse` CLI command (e.g. `users grant-admin`) with the given environment. */
-export function runGatehouse(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * One `gatehouse` CLI command (e.g. `users grant-admin`) with the given environment. A command
+ * still running after `timeoutMs` (a `serve` that should have refused to start) is killed, and
+ * its code is null.
+ */
+export function runGatehouse(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const run = spawn(process.execPath, [GATEHOUSE_BIN, ...args], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     run.stdout.on('data', (d: Buffer) => (output += d.toString()));
     run.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    run.once('exit', (code) => resolve({ code, output }));
+    const timer = setTimeout(() => run.kill('SIGKILL'), timeoutMs);
+    run.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }
 

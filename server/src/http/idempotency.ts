@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../infra/clock.js';
@@ -6,8 +5,8 @@ import { isoTime } from '../infra/clock.js';
 import { isUniqueViolation } from '../infra/db/errors.js';
 import type { Database } from '../infra/db/schema.js';
 import { AppError } from './error-catalogue.js';
+import { matchesFingerprint, requestFingerprint } from './request-fingerprint.js';
 import { addResponses } from './route-hooks.js';
-import { requestFingerprint } from './request-fingerprint.js';
 import { problemResponses } from './schemas.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -32,20 +31,12 @@ declare module 'fastify' {
  * Idempotency-Key on creating POSTs, scoped per account, kept 24 h. The key is claimed (row
  * with no response) before the handler runs, so two concurrent requests with one key cannot both
  * create: the second gets 409 conflict. The first's response is stored on send and replayed to
- * every later request with the same key and body; another body gets 422. A 5xx releases the key
+ * every later request with the same key and the same request (request-fingerprint.ts: the parsed
+ * body compared canonically, so key order and whitespace do not count); another body gets 422. A 5xx releases the key
  * so the client can retry. Requests refused before the handler (auth, validation) store nothing.
  * A replay of a creation that returned a one-time secret returns the resource with that field
  * null: whoever lost the first answer revokes the resource and creates another.
  */
-/**
- * The fingerprint keys stored before bodies were compared canonically carry (the body as sent,
- * key order included). Stored keys live 24 h, so this can go one day after every instance runs
- * the canonical fingerprint.
- */
-function legacyFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(body)}`).digest('hex');
-}
-
 export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock }): void {
   const { db, clock } = deps;
   app.decorateRequest('idempotency', null);
@@ -57,17 +48,11 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       throw new AppError('validation_failed', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ field: 'header:/idempotency-key', code: 'invalid_format', message: 'Idempotency-Key must be 1–255 visible ASCII characters.' }] });
     }
     const userId = request.auth.userId;
-    // A route without a body schema ignores its body, so the body is no part of "the same request";
-    // it is also unvalidated, and re-serializing a 200,000-deep array overflowed the stack (a 500, found by fuzzing).
-    const body = request.routeOptions.schema?.body === undefined ? null : (request.body ?? null);
-    // The same request whatever the order of the body's keys or its whitespace.
-    const hash = requestFingerprint(request.method, request.url, body);
+    const hash = requestFingerprint(request);
     const now = clock.now();
     const existing = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', header).executeTakeFirst();
     if (existing && Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS > now) {
-      if (existing.request_hash !== hash && existing.request_hash !== legacyFingerprint(request.method, request.url, body)) {
-        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
-      }
+      if (!matchesFingerprint(existing.request_hash, request, hash)) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       reply.header('Idempotent-Replayed', 'true');
       // A stored error is a problem document (API.md §2) and keeps its media type on replay.

@@ -45,15 +45,11 @@ function toAppError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_INVALID_PARAMETER':
       return new AppError('invalid_request', 'The request could not be read.');
   }
-  if (error.statusCode === 413) return new AppError('payload_too_large', 'The request body is larger than the limit.');
-  if (error.statusCode === 415) return new AppError('unsupported_media_type', 'Send the body as application/json.');
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return new AppError('malformed_json', 'The request body is not valid JSON.');
   }
-  // Any other client error a plugin raises with a status of its own (@fastify/static: 403 for a
-  // path with a NUL byte or too long a name, 404, 416 for a range past the end): the client's
-  // doing, so its 4xx problem, never a 500.
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return clientError(error.statusCode);
+  const status = clientErrorStatus(error);
+  if (status !== undefined) return clientError(status, error);
   // The database is down or restarting: nothing is wrong with the request, so say when to retry.
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable at the moment; try again shortly.', { headers: { 'Retry-After': '5' } });
@@ -61,19 +57,53 @@ function toAppError(error: FastifyError): AppError {
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
 }
 
-/** A plugin's 4xx as the catalogue's problem. A forbidden file is "not found": the file system's layout stays private. */
-function clientError(status: number): AppError {
+/**
+ * The 4xx an error from Fastify or a plugin carries (`statusCode`, or `status` on http-errors
+ * objects such as @fastify/send's), if any: the client asked for something that cannot be
+ * served, so it is that 4xx, never a 500.
+ */
+function clientErrorStatus(error: FastifyError & { status?: unknown }): number | undefined {
+  const status = error.statusCode ?? error.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/** Headers a framework 4xx brings that belong to its answer: a 416's Content-Range (the length), a 405's Allow. */
+const CLIENT_ERROR_HEADERS = ['Content-Range', 'Allow'];
+
+/**
+ * A framework or plugin 4xx as its catalogue problem. A 403 from the static file server (a dot
+ * segment, NUL, an encoded slash, an over-long name) is a 404: which paths exist on disk is not
+ * the client's business. A 4xx with no code of its own is 400 invalid_request.
+ */
+function clientError(status: number, error: FastifyError & { headers?: unknown }): AppError {
+  const given = (error.headers ?? {}) as Record<string, unknown>;
+  const headers: Record<string, string> = {};
+  for (const name of CLIENT_ERROR_HEADERS) {
+    const value = given[name] ?? given[name.toLowerCase()];
+    if (typeof value === 'string') headers[name] = value;
+  }
   switch (status) {
     case 403:
     case 404:
-    case 410:
       return new AppError('not_found', 'No resource matches this path.');
     case 405:
-      return new AppError('method_not_allowed', 'This method is not allowed here.');
+      return new AppError('method_not_allowed', 'This method is not allowed here.', { headers });
+    case 406:
+      return new AppError('not_acceptable', 'No representation of this resource matches the Accept header.');
     case 408:
-      return new AppError('request_timeout', 'The request took too long to arrive.');
+      return new AppError('request_timeout', 'The request was not received in time.');
+    case 409:
+      return new AppError('conflict', 'The request conflicts with the current state of the resource.');
+    case 412:
+      return new AppError('precondition_failed', 'A condition in the request headers (If-Match, If-Unmodified-Since) does not hold.');
+    case 413:
+      return new AppError('payload_too_large', 'The request body is larger than the limit.');
+    case 415:
+      return new AppError('unsupported_media_type', 'Send the body as application/json.');
     case 416:
-      return new AppError('range_not_satisfiable', 'The requested range is outside the file.');
+      return new AppError('range_not_satisfiable', 'The requested range lies outside the resource.', { headers });
+    case 431:
+      return new AppError('header_too_large', 'The request headers are larger than 16 KiB in all.');
     default:
       return new AppError('invalid_request', 'The request could not be read.');
   }
@@ -122,9 +152,9 @@ export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl:
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = opts.allowedMethods(request.url);
-    // A route that takes this method passed the request on (a static file that does not exist): 404, not 405.
-    const methodServed = allowed.includes(request.method) || (request.method === 'HEAD' && allowed.includes('GET'));
-    if (allowed.length > 0 && !methodServed) {
+    // A route of this method matched and found nothing (a missing static file): a 404, not a 405.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (allowed.length > 0 && !allowed.includes(method)) {
       reply.header('Allow', allowed.join(', '));
       return sendProblem(reply, opts.publicUrl, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`));
     }

@@ -26,6 +26,17 @@ const idLike: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(prefix, typeIdBody).map(([p, b]) => `${p.toUpperCase()}_${b.toUpperCase()}`),
 );
 
+/**
+ * Path segments that file servers and routers trip over, as sent on the wire: dot segments plain
+ * and encoded (a URL parser removes the plain ones, a socket does not), encoded slashes and
+ * backslashes, NUL, overlong UTF-8 for ".", broken percent-encoding, dotfiles, long names.
+ */
+export const ODD_SEGMENTS = [
+  '..', '.', '%2e%2e', '%2E%2E', '.%2e', '%2e', '..%2f..%2fetc%2fpasswd', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%2F', 'a%2Fb', '%5c', '..%5c..%5cx',
+  '%00', 'x%00.css', '%', '%zz', '%E0%A4%A', '%C0%AE%C0%AE', '%C0%AF', '%252e%252e', '.env', '.git', '', ';', 'x;.css', '~', '*', '%20',
+  'a'.repeat(255), 'a'.repeat(256), 'a'.repeat(5_000), '%41'.repeat(300),
+];
+
 export const pathValue: fc.Arbitrary<PathValue> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ live: true as const }) },
   { weight: 3, arbitrary: idLike.map((s) => ({ raw: encode(s) })) },
@@ -38,7 +49,13 @@ export const pathValue: fc.Arbitrary<PathValue> = fc.oneof(
       'a'.repeat(64), 'a'.repeat(65), 'a'.repeat(200), 'a'.repeat(201), 'a'.repeat(5_000), '%41'.repeat(300),
     ).map((raw) => ({ raw })),
   },
+  { weight: 1, arbitrary: fc.constantFrom(...ODD_SEGMENTS.filter((s) => s !== '')).map((raw) => ({ raw })) },
 );
+
+/** A path tail of odd and plain segments, e.g. "x/%2e%2e/%2e%2e/etc/passwd" or "..%2f.env". */
+export const oddPathTail: fc.Arbitrary<string> = fc
+  .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ODD_SEGMENTS) }, { weight: 1, arbitrary: fc.constantFrom('x', 'etc', 'passwd', 'package.json', 'index.html', 'swagger-ui.css') }), { minLength: 1, maxLength: 5 })
+  .map((segments) => segments.join('/'));
 
 /** A query string (without "?"): the documented names with plausible or hostile values, plus junk. */
 export function queryString(params: Parameter[], resolve: Parameters<typeof valueFor>[1]): fc.Arbitrary<string> {

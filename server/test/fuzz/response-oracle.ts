@@ -18,7 +18,8 @@ export function contractViolations(op: Operation, res: LightMyRequestResponse, e
   return problems;
 }
 
-export function problemViolations(res: LightMyRequestResponse): string[] {
+/** The problem+json rules alone, for any answer (inject's, or one read off a real socket). */
+export function problemViolations(res: Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body'>): string[] {
   const problems: string[] = [];
   const status = res.statusCode;
   if (!/^application\/problem\+json\b/.test(String(res.headers['content-type']))) problems.push(`content-type ${String(res.headers['content-type'])}, not application/problem+json`);

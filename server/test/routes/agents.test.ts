@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isoTime } from '../../src/infra/clock.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 describe(`agents (${dialect})`, () => {
@@ -138,6 +140,56 @@ describe(`agents (${dialect})`, () => {
     t.clock.advance(24 * 3600_000 + 1000);
     const fresh = (await t.login((await t.register()).email, 'Vivid-Otter-Quarry-42')).access_token;
     expect((await create({ name: 'Later', model: 'm' }, fresh, key)).statusCode).toBe(201);
+  });
+
+  it('replays the same body whatever its key order, spacing and escapes; another value is another request', async () => {
+    const token = (await t.signUp()).tokens.access_token;
+    const key = { 'idempotency-key': `order-${Date.now()}` };
+    const raw = (json: string) => t.request({ method: 'POST', url: '/v1/agents', headers: { ...bearer(token), ...key, 'content-type': 'application/json' }, payload: json });
+    const first = await raw('{"name":"Ordered","model":"m","metadata":{"a":"1","b":"2"}}');
+    expect(first.statusCode, first.body).toBe(201);
+    for (const same of [
+      '{"model":"m","name":"Ordered","metadata":{"a":"1","b":"2"}}',
+      '{"metadata":{"b":"2","a":"1"},"model":"m","name":"Ordered"}',
+      '{\n  "name" : "Ordered",\t"model":"m",\r\n "metadata": { "b": "2" ,"a":"1" } }\n',
+      '{"name":"\\u004frdered","model":"m","metadata":{"a":"1","b":"2"}}',
+    ]) {
+      const again = await raw(same);
+      expect(again.statusCode, same).toBe(201);
+      expect(again.headers['idempotent-replayed'], same).toBe('true');
+      expect(again.json().id, same).toBe(first.json().id);
+    }
+    for (const other of [
+      '{"name":"Ordered","model":"m","metadata":{"a":"1","b":"3"}}',
+      '{"name":"Ordered","model":"m","metadata":{"a":"1"}}',
+      '{"name":"Ordered","model":"m","metadata":{"a":"1","b":"2"},"description":"x"}',
+      '{"name":"ordered","model":"m","metadata":{"a":"1","b":"2"}}',
+    ]) {
+      const refused = await raw(other);
+      expect(refused.statusCode, other).toBe(422);
+      expect(refused.json().code, other).toBe('idempotency_key_reused');
+    }
+    const list = (await t.request({ method: 'GET', url: '/v1/agents?limit=100', headers: bearer(token) })).json();
+    expect(list.data).toHaveLength(1);
+  });
+
+  it('honours keys stored with the fingerprint from before canonical comparison, for their 24 h', async () => {
+    const user = await t.signUp();
+    const token = user.tokens.access_token;
+    const body = { name: 'Legacy', model: 'm' };
+    // A row as stored before: SHA-256 hex of "POST <url>\n<body as sent>", and the answer it got.
+    const stored = JSON.stringify({ id: 'agt_01m00000000000000000000000', name: 'Legacy', model: 'm' });
+    await t.deps.database.db.insertInto('idempotency_keys').values({
+      user_id: user.id, key: 'legacy-key', request_hash: createHash('sha256').update(`POST /v1/agents\n${JSON.stringify(body)}`).digest('hex'),
+      status_code: 201, response_body: stored, created_at: isoTime(t.clock.now()),
+    }).execute();
+    const replay = await create(body, token, { 'idempotency-key': 'legacy-key' });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(stored);
+    const other = await create({ name: 'Not legacy', model: 'm' }, token, { 'idempotency-key': 'legacy-key' });
+    expect(other.statusCode).toBe(422);
+    expect(other.json().code).toBe('idempotency_key_reused');
   });
 
   it('lets exactly one of concurrent same-key creates through', async () => {

@@ -7,7 +7,7 @@ import { startInbox, tokenFromMail } from '../smtp-inbox.js';
  * mailed link tokens, not refresh tokens, access tokens or API keys, not SMTP credentials. (The
  * start without SMTP_URL is refused: src/config.test.ts.)
  */
-describe(`production logs carry no secrets (${dialect})`, () => {
+describe(`production logs carry no credentials of any kind (${dialect})`, () => {
   let t: TestApp;
   let inbox: Awaited<ReturnType<typeof startInbox>>;
   const secrets: string[] = [];
