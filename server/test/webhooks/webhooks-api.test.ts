@@ -66,6 +66,19 @@ describe(`webhook endpoints API (${dialect})`, () => {
     ['http://[::ffff:169.254.169.254]/', 'private_address'],
     ['http://100.64.0.1/', 'private_address'],
     ['http://0.0.0.0/', 'private_address'],
+    ['http://2130706433/', 'private_address'], // decimal, octal, short and hex notations of 127.0.0.1
+    ['http://0177.0.0.1/', 'private_address'],
+    ['http://127.1/', 'private_address'],
+    ['http://0x7f.0.0.1/', 'private_address'],
+    ['http://[::ffff:0:0]/', 'private_address'],
+    ['http://[::ffff:7f00:1]/', 'private_address'],
+    ['http://[::ffff:0:a9fe:a9fe]/', 'private_address'],
+    ['http://[64:ff9b:1::a00:1]/', 'private_address'],
+    ['http://[64:ff9b:1::808:808]/', 'private_address'],
+    ['http://[2001::1]/', 'private_address'],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'private_address'],
+    ['http://[64:ff9b::a9fe:a9fe]/', 'private_address'],
+    ['http://[2002:a00:1::]/', 'private_address'],
     ['ftp://example.com/file', 'unsupported_scheme'],
     ['https://user:pass@203.0.114.10/', 'credentials_in_url'],
     ['not a url', 'invalid_format'],
@@ -73,6 +86,19 @@ describe(`webhook endpoints API (${dialect})`, () => {
     const res = await create({ url });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ field: '/url', code })] });
+  });
+
+  it('says what kind of address it refuses, never which address a host resolved to', async () => {
+    // localhost resolves to 127.0.0.1 and ::1 here: a refusal naming them would let any account
+    // map internal host names through the server's resolver.
+    for (const url of ['http://localhost/hook', 'http://LocalHost:8080/x']) {
+      const res = await create({ url });
+      expect(res.statusCode).toBe(400);
+      const error = res.json().errors[0];
+      expect(error).toMatchObject({ field: '/url', code: 'private_address' });
+      expect(error.message).toMatch(/non-public address \(loopback\)/);
+      for (const address of ['127.0.0.1', '::1', '127.']) expect(res.body).not.toContain(address);
+    }
   });
 
   it('bounds every field', async () => {

@@ -36,9 +36,13 @@ export function parseOutboundUrl(raw: string): URL {
   return url;
 }
 
-function refusePrivate(host: string, address: string): void {
+/**
+ * Says what kind of address is refused, never which address: naming what a host resolved to
+ * would let any account map internal host names through our resolver.
+ */
+function refusePrivate(address: string): void {
   const reason = blockedReason(address);
-  if (reason) throw new OutboundRefused('private_address', `${host} resolves to ${address}, a ${reason} address; only public addresses are allowed.`);
+  if (reason) throw new OutboundRefused('private_address', `url's host is or resolves to a non-public address (${reason}); only public addresses are allowed.`);
 }
 
 function lookupAll(host: string): Promise<LookupAddress[]> {
@@ -60,8 +64,8 @@ export async function checkOutboundUrl(raw: string, options: { allowPrivate: boo
   const url = parseOutboundUrl(raw);
   if (options.allowPrivate) return url;
   const host = bareHost(url);
-  if (isIP(host)) refusePrivate(host, host);
-  else for (const { address } of await lookupAll(host)) refusePrivate(host, address);
+  if (isIP(host)) refusePrivate(host);
+  else for (const { address } of await lookupAll(host)) refusePrivate(address);
   return url;
 }
 
@@ -74,7 +78,7 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { all: true, verbatim: true, ...(options.family ? { family: options.family } : {}) }, (error, addresses) => {
     if (error) return done(error);
     try {
-      for (const { address } of addresses) refusePrivate(hostname, address);
+      for (const { address } of addresses) refusePrivate(address);
     } catch (refused) {
       return done(refused as Error);
     }
@@ -88,5 +92,5 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
 /** Same rule for a host that is an IP literal (no lookup happens for those). */
 export function assertPublicLiteral(url: URL): void {
   const host = bareHost(url);
-  if (isIP(host)) refusePrivate(host, host);
+  if (isIP(host)) refusePrivate(host);
 }
