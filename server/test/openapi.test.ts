@@ -32,15 +32,18 @@ interface ServedRoute {
   url: string;
   /** config.auth of the route: what registerAuthentication enforces. */
   auth: string | undefined;
+  budget: string | undefined;
 }
 
 interface Operation {
   operationId?: string;
   summary?: string;
   security?: Record<string, string[]>[];
+  description?: string;
+  'x-gatehouse-auth'?: { requires: string; api_keys: boolean; spends_budget: boolean };
   parameters?: { in: string; name: string }[];
   requestBody?: unknown;
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, { required?: boolean; schema?: unknown }> }>;
 }
 
 type OpenApiDocument = {
@@ -77,7 +80,7 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
       const { fastify } = message as { fastify: FastifyInstance };
       fastify.addHook('onRoute', (route: RouteOptions) => {
         for (const method of [route.method].flat()) {
-          served.push({ method, url: route.url, auth: (route.config as { auth?: string } | undefined)?.auth });
+          served.push({ method, url: route.url, auth: (route.config as { auth?: string } | undefined)?.auth, budget: (route.config as { budget?: string } | undefined)?.budget });
         }
       });
     };
@@ -155,16 +158,40 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
     }
   });
 
+  it('has a relative server URL, so "Try it out" works on whatever host name the page was opened', () => {
+    expect((doc as unknown as { servers: { url: string }[] }).servers).toEqual([{ url: '/', description: 'This instance' }]);
+  });
+
+  it('declares X-Request-Id on every response, and single enums instead of anyOf of constants', () => {
+    for (const { key, op } of operationsOf(doc)) {
+      for (const [status, response] of Object.entries(op.responses)) expect(response.headers?.['X-Request-Id']?.required, `${key} ${status}`).toBe(true);
+    }
+    const text = JSON.stringify(doc);
+    expect(text).not.toMatch(/"anyOf":\[\{"const"/);
+    expect(text).not.toMatch(/"anyOf":\[\{"type":"string","const"/);
+  });
+
   it('declares bearerAuth exactly on the operations the server protects', async () => {
     const byKey = new Map(contractRoutes().map((r) => [`${r.method} ${toOpenApiPath(r.url)}`, r]));
     const protectedOps = operationsOf(doc).filter((o) => byKey.get(o.key)?.auth);
     expect(protectedOps.map((o) => o.key)).toEqual(expect.arrayContaining(['GET /v1/users/me', 'GET /v1/sessions', 'POST /v1/auth/logout', 'GET /v1/agents']));
 
     for (const { key, method, path, op } of operationsOf(doc)) {
-      const isProtected = Boolean(byKey.get(key)?.auth);
+      const route = byKey.get(key);
+      const isProtected = Boolean(route?.auth);
       if (isProtected) {
-        expect(op.security, key).toEqual([{ bearerAuth: [] }]);
+        const requirement = route!.auth!;
+        const scoped = !['session', 'admin', 'any'].includes(requirement);
+        expect(op.security, key).toEqual([{ bearerAuth: scoped ? [requirement] : [] }]);
+        const spends = route!.budget !== 'exempt';
+        expect(op['x-gatehouse-auth'], key).toEqual({ requires: requirement, api_keys: scoped || requirement === 'any', spends_budget: spends });
+        expect(op.description, key).toContain(spends ? 'Spends one request' : 'Spends no request budget');
+        expect(op.description, key).toContain(scoped ? `\`${requirement}\` scope` : requirement === 'any' ? 'any valid credential' : 'session_required');
         expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(['401', '403', '429']));
+        expect(op.responses['401']!.headers?.['WWW-Authenticate']?.required, key).toBe(true);
+        expect(op.responses['429']!.headers?.['Retry-After']?.required, key).toBe(true);
+        const success = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
+        expect(Boolean(op.responses[success]!.headers?.RateLimit), `${key}: RateLimit on ${success}`).toBe(spends);
       } else {
         // Public (API.md §3), stated explicitly rather than left undefined.
         expect(op.security, key).toEqual([]);

@@ -86,7 +86,7 @@ describe(`security headers of the browser pages (${dialect})`, () => {
   });
 
   it('Swagger UI at /docs, and its static files', async () => {
-    const csp = docsCsp(t.config.publicUrl);
+    const csp = docsCsp();
     for (const url of ['/docs', '/docs/']) {
       const res = await t.request({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
@@ -101,7 +101,7 @@ describe(`security headers of the browser pages (${dialect})`, () => {
       expect(res.headers['x-content-type-options'], file).toBe('nosniff');
     }
     // "Try it out" calls the document's server, so the CSP must allow exactly that origin.
-    expect(csp).toContain(`connect-src 'self' ${new URL(t.config.publicUrl).origin}`);
+    expect(csp).toContain("connect-src 'self';");
   });
 
   it('the errors page at /docs/errors', async () => {

@@ -71,7 +71,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke the current session */
+        /**
+         * Revoke the current session
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -105,7 +108,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the verification mail again (3 per hour) */
+        /**
+         * Send the verification mail again (3 per hour)
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         post: operations["resendVerification"];
         delete?: never;
         options?: never;
@@ -160,18 +166,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
         /**
          * Delete the account and everything it owns
          * @description Needs the current password.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         delete: operations["deleteMe"];
         options?: never;
         head?: never;
-        /** Change the display name */
+        /**
+         * Change the display name
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -184,7 +198,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the password; signs out every other session */
+        /**
+         * Change the password; signs out every other session
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         post: operations["changePassword"];
         delete?: never;
         options?: never;
@@ -199,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What happened to the account: sign-ins, password and key changes, newest first */
+        /**
+         * What happened to the account: sign-ins, password and key changes, newest first
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["listSecurityEvents"];
         put?: never;
         post?: never;
@@ -216,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active sessions of the account, newest first */
+        /**
+         * Active sessions of the account, newest first
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -236,7 +259,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a session; its tokens stop working at once */
+        /**
+         * Revoke a session; its tokens stop working at once
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         delete: operations["revokeSession"];
         options?: never;
         head?: never;
@@ -250,10 +276,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active API keys, newest first */
+        /**
+         * Active API keys, newest first
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key; the secret is in this response only */
+        /**
+         * Create an API key; the secret is in this response only
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -268,11 +300,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One API key (never its secret) */
+        /**
+         * One API key (never its secret)
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["getApiKey"];
         put?: never;
         post?: never;
-        /** Revoke an API key; it stops working at once everywhere */
+        /**
+         * Revoke an API key; it stops working at once everywhere
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -289,6 +327,8 @@ export interface paths {
         /**
          * Rate-limit budget and use of the account
          * @description Reading the usage spends nothing from the budget it reports.
+         *
+         *     Needs the `usage:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         get: operations["getUsage"];
         put?: never;
@@ -306,7 +346,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find users (by exact email, any letter case) */
+        /**
+         * Find users (by exact email, any letter case)
+         * @description Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         get: operations["adminListUsers"];
         put?: never;
         post?: never;
@@ -329,7 +372,12 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a user's tier, custom limits or disabled flag */
+        /**
+         * Change a user's tier, custom limits or disabled flag
+         * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults.
+         *
+         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
         patch: operations["adminUpdateUser"];
         trace?: never;
     };
@@ -340,10 +388,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Agents of the account, newest first */
+        /**
+         * Agents of the account, newest first
+         * @description Needs the `agents:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["listAgents"];
         put?: never;
-        /** Create an agent */
+        /**
+         * Create an agent
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
@@ -358,15 +412,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One agent */
+        /**
+         * One agent
+         * @description Needs the `agents:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["getAgent"];
         put?: never;
         post?: never;
-        /** Delete an agent with its chats and messages */
+        /**
+         * Delete an agent with its chats and messages
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         delete: operations["deleteAgent"];
         options?: never;
         head?: never;
-        /** Change an agent */
+        /**
+         * Change an agent
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         patch: operations["updateAgent"];
         trace?: never;
     };
@@ -377,10 +440,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Chats of the account, newest first; filter by agent_id */
+        /**
+         * Chats of the account, newest first; filter by agent_id
+         * @description Needs the `chats:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["listChats"];
         put?: never;
-        /** Start a chat with an agent */
+        /**
+         * Start a chat with an agent
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         post: operations["createChat"];
         delete?: never;
         options?: never;
@@ -395,11 +464,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One chat */
+        /**
+         * One chat
+         * @description Needs the `chats:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["getChat"];
         put?: never;
         post?: never;
-        /** Delete a chat and its messages */
+        /**
+         * Delete a chat and its messages
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         delete: operations["deleteChat"];
         options?: never;
         head?: never;
@@ -413,10 +488,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messages of a chat, newest first */
+        /**
+         * Messages of a chat, newest first
+         * @description Needs the `chats:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["listMessages"];
         put?: never;
-        /** Post a message; user messages reach the agent runtime as chat.message.created */
+        /**
+         * Post a message; user messages reach the agent runtime as chat.message.created
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         post: operations["createMessage"];
         delete?: never;
         options?: never;
@@ -431,12 +512,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook endpoints of the account, newest first */
+        /**
+         * Webhook endpoints of the account, newest first
+         * @description Needs the `webhooks:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint; the signing secret is shown once
          * @description The URL must resolve to public addresses (private, loopback, link-local and metadata addresses are refused with field codes in /docs/errors). At most 20 endpoints per account.
+         *
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -452,15 +538,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook endpoint (without its secret) */
+        /**
+         * One webhook endpoint (without its secret)
+         * @description Needs the `webhooks:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint and its deliveries */
+        /**
+         * Delete a webhook endpoint and its deliveries
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change url, events, description or enabled */
+        /**
+         * Change url, events, description or enabled
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -473,7 +568,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a webhook.test event to this endpoint only */
+        /**
+         * Send a webhook.test event to this endpoint only
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -488,7 +586,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries to this endpoint, newest first, each with its attempts */
+        /**
+         * Deliveries to this endpoint, newest first, each with its attempts
+         * @description Needs the `webhooks:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -614,7 +715,9 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             updated_at: string;
+            /** @enum {string} */
             tier: "free" | "hobby" | "standard" | "pro" | "enterprise";
+            /** @enum {string} */
             role: "user" | "admin";
             email_verified: boolean;
             limits: {
@@ -702,6 +805,7 @@ export interface components {
             key: string | null;
         };
         Usage: {
+            /** @enum {string} */
             tier: "free" | "hobby" | "standard" | "pro" | "enterprise";
             limits: {
                 per_minute: number;
@@ -724,6 +828,7 @@ export interface components {
             id: string;
             email: string;
             name: string;
+            /** @enum {string} */
             tier: "free" | "hobby" | "standard" | "pro" | "enterprise";
             role: string;
             disabled: boolean;
@@ -787,6 +892,7 @@ export interface components {
         Message: {
             id: string;
             chat_id: string;
+            /** @enum {string} */
             role: "user" | "assistant";
             content: string;
             /**
@@ -797,6 +903,7 @@ export interface components {
         };
         SecurityEvent: {
             id: string;
+            /** @enum {string} */
             type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin";
             ip: string | null;
             user_agent: string | null;
@@ -858,6 +965,7 @@ export interface components {
             /** @description Also the webhook-id header: deduplicate on it */
             event_id: string;
             event_type: string;
+            /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempt_count: number;
             last_status_code: number | null;
@@ -922,6 +1030,10 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description The created resource. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -931,6 +1043,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -940,6 +1054,8 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -949,6 +1065,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -958,6 +1076,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -967,6 +1087,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1016,6 +1140,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1025,6 +1151,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1034,6 +1162,8 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1043,6 +1173,8 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1052,6 +1184,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1061,6 +1195,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1070,6 +1206,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1109,6 +1249,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1118,6 +1260,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1127,6 +1271,8 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1136,6 +1282,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1145,6 +1293,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1154,6 +1304,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1174,6 +1328,8 @@ export interface operations {
             /** @description Signed out */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1181,6 +1337,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1190,6 +1348,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1199,6 +1361,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1208,6 +1374,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1217,6 +1385,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1226,6 +1396,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1253,6 +1427,8 @@ export interface operations {
             /** @description Verified */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1260,6 +1436,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1447,8 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1278,6 +1458,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1287,6 +1469,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1296,6 +1480,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1316,6 +1504,8 @@ export interface operations {
             /** @description Default Response */
             202: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1517,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1336,6 +1528,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1345,6 +1541,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1354,6 +1554,8 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1363,6 +1565,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1372,6 +1576,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1381,6 +1587,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1411,6 +1621,8 @@ export interface operations {
             /** @description Default Response */
             202: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1422,6 +1634,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1431,6 +1645,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1440,6 +1656,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1449,6 +1667,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1705,8 @@ export interface operations {
             /** @description Password changed */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1490,6 +1714,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1499,6 +1725,8 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1508,6 +1736,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1517,6 +1747,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1526,6 +1758,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1546,6 +1782,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1555,6 +1793,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1564,6 +1806,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1573,6 +1819,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1599,6 +1849,8 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1606,6 +1858,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1615,6 +1869,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1624,6 +1882,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,6 +1895,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1642,6 +1906,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1651,6 +1917,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1678,6 +1948,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1687,6 +1959,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,6 +1970,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1705,6 +1983,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1996,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +2007,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +2018,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,6 +2050,8 @@ export interface operations {
             /** @description Changed */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1767,6 +2059,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1776,6 +2070,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1785,6 +2083,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1794,6 +2096,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1803,6 +2107,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,6 +2118,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,6 +2145,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,6 +2159,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,6 +2170,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1865,6 +2183,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1874,6 +2196,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1897,6 +2223,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1909,6 +2237,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1918,6 +2248,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1927,6 +2261,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +2274,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1958,6 +2300,8 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1965,6 +2309,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1974,6 +2320,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1983,6 +2333,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2346,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,6 +2357,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2368,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2379,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +2406,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,6 +2420,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2063,6 +2431,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2072,6 +2444,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2081,6 +2457,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2114,6 +2494,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description The created resource. */
+                    Location: string;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +2509,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2132,6 +2520,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2141,6 +2533,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,6 +2546,8 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2159,6 +2557,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,6 +2568,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2177,6 +2579,8 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2186,6 +2590,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2208,6 +2616,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2217,6 +2627,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,6 +2638,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2235,6 +2651,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2244,6 +2664,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2253,6 +2675,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2275,6 +2701,8 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2282,6 +2710,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,6 +2721,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2300,6 +2734,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,6 +2747,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2318,6 +2758,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2327,6 +2769,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2336,6 +2780,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2356,6 +2804,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,6 +2815,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,6 +2828,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,6 +2841,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,6 +2869,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2883,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2428,6 +2894,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,6 +2907,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2446,6 +2920,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2466,6 +2944,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     tier?: "free" | "hobby" | "standard" | "pro" | "enterprise";
                     limits?: {
                         per_minute: number;
@@ -2479,6 +2958,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2488,6 +2969,8 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,6 +2980,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2506,6 +2993,10 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2515,6 +3006,8 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2524,6 +3017,8 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,6 +3028,8 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,6 +3039,10 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2565,6 +3066,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +3090,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +3111,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +3124,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +3147,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2642,6 +3199,22 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description The created resource. */
+                    Location: string;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +3224,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2660,6 +3245,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2669,6 +3258,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2678,6 +3281,18 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,6 +3302,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2696,6 +3323,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2705,6 +3344,18 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,6 +3365,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,6 +3401,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2745,6 +3422,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2754,6 +3443,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2763,6 +3456,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2772,6 +3479,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2781,6 +3500,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,6 +3536,18 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2810,6 +3555,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2819,6 +3576,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +3589,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2837,6 +3612,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,6 +3633,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2855,6 +3654,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +3675,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2902,6 +3727,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2911,6 +3748,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2920,6 +3769,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2929,6 +3782,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2938,6 +3805,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2947,6 +3826,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,6 +3847,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2965,6 +3868,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2989,6 +3906,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,6 +3930,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3010,6 +3951,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +3964,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3028,6 +3987,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +4031,22 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description The created resource. */
+                    Location: string;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +4056,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +4077,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +4090,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +4113,18 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3103,6 +4134,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3112,6 +4155,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +4176,18 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3130,6 +4197,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,6 +4233,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3161,6 +4254,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3170,6 +4275,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3179,6 +4288,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3188,6 +4311,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3197,6 +4332,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3219,6 +4368,18 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3226,6 +4387,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3235,6 +4408,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3244,6 +4421,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3253,6 +4444,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,6 +4465,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +4486,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3280,6 +4507,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +4546,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,6 +4570,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,6 +4591,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,6 +4604,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3344,6 +4627,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,6 +4648,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3376,7 +4685,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description assistant replies are posted by the agent's runtime */
+                    /**
+                     * @description assistant replies are posted by the agent's runtime
+                     * @enum {string}
+                     */
                     role: "user" | "assistant";
                     content: string;
                 };
@@ -3386,6 +4698,20 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3395,6 +4721,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3404,6 +4742,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3413,6 +4755,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,6 +4778,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,6 +4799,18 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3440,6 +4820,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3449,6 +4841,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3458,6 +4862,18 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +4883,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3490,6 +4920,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3502,6 +4944,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +4965,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3520,6 +4978,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3529,6 +5001,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,6 +5050,22 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description The created resource. */
+                    Location: string;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3573,6 +5075,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3582,6 +5096,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3591,6 +5109,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +5132,18 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +5153,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +5174,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +5195,18 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3636,6 +5216,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3658,6 +5252,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3667,6 +5273,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,6 +5294,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3685,6 +5307,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3694,6 +5330,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3703,6 +5351,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3725,6 +5387,18 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3732,6 +5406,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +5427,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3750,6 +5440,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,6 +5463,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3768,6 +5484,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3777,6 +5505,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3786,6 +5526,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3823,6 +5577,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3832,6 +5598,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3841,6 +5619,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3850,6 +5632,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,6 +5655,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3868,6 +5676,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,6 +5697,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3886,6 +5718,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +5757,20 @@ export interface operations {
             /** @description Default Response */
             202: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3920,6 +5780,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,6 +5801,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3938,6 +5814,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,6 +5837,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3956,6 +5858,18 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +5879,18 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3974,6 +5900,18 @@ export interface operations {
             /** @description Unsupported media type */
             415: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +5921,18 @@ export interface operations {
             /** @description Unprocessable */
             422: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,6 +5942,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4018,6 +5982,18 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4030,6 +6006,18 @@ export interface operations {
             /** @description Validation failed or malformed request */
             400: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,6 +6027,10 @@ export interface operations {
             /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,6 +6040,20 @@ export interface operations {
             /** @description Credential lacks the scope or a session is required */
             403: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4057,6 +6063,18 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4066,6 +6084,20 @@ export interface operations {
             /** @description Rate limited */
             429: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,6 +6118,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4106,6 +6140,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,6 +6165,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4144,6 +6182,10 @@ export interface operations {
             /** @description Service unavailable */
             503: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4164,6 +6206,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -33,6 +33,8 @@ declare module 'fastify' {
      * Absent: the request spends from the budget (the platform's routes).
      */
     budget?: 'exempt';
+    /** The 201 carries a Location header (the created resource): the document says so. */
+    locationHeader?: boolean;
     /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */
     publicLimit?: string;
   }

@@ -57,11 +57,12 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       reply.header('Idempotent-Replayed', 'true');
       // A stored error is a problem document (API.md §2) and keeps its media type on replay.
       const type = existing.status_code >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
+      if (existing.response_location !== null) reply.header('Location', existing.response_location);
       return reply.code(existing.status_code).type(type).send(existing.response_body);
     }
     if (existing) await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', header).execute();
     try {
-      await db.insertInto('idempotency_keys').values({ user_id: userId, key: header, request_hash: hash, status_code: null, response_body: null, created_at: isoTime(now) }).execute();
+      await db.insertInto('idempotency_keys').values({ user_id: userId, key: header, request_hash: hash, status_code: null, response_body: null, response_location: null, created_at: isoTime(now) }).execute();
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       throw error;
@@ -101,7 +102,8 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
         if (secretField in parsed) parsed[secretField] = null;
         body = JSON.stringify(parsed);
       }
-      await where.set({ status_code: reply.statusCode, response_body: body }).execute();
+      const location = reply.getHeader('location');
+      await where.set({ status_code: reply.statusCode, response_body: body, response_location: typeof location === 'string' ? location : null }).execute();
     }
     return payload;
   }

@@ -1,17 +1,19 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { completeOpenApiDocument, operationFacts, type OperationFacts } from './openapi-contract.js';
 import { setPageHeaders } from './page-headers.js';
 
 /**
  * The Swagger UI at /docs: its own scripts and styles only (it has no inline script; its React
- * components set inline styles), calls to this origin (and PUBLIC_URL, the document's server) for
- * "Try it out", and never inside a frame: the page holds whatever token is pasted into "Authorize".
+ * components set inline styles), calls to this origin only for "Try it out" (the document's server
+ * is relative: whatever host name the page was opened on), and never inside a frame: the page
+ * holds whatever token is pasted into "Authorize".
  */
-export function docsCsp(publicUrl: string): string {
+export function docsCsp(): string {
   return [
     "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:",
-    `connect-src 'self' ${new URL(publicUrl).origin}`, "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+    "connect-src 'self'", "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
   ].join('; ');
 }
 
@@ -20,6 +22,7 @@ export function docsCsp(publicUrl: string): string {
  * Schemas with an $id become named components.
  */
 export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: string }): Promise<void> {
+  const facts = new Map<string, OperationFacts>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -31,7 +34,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
         license: { name: 'Proprietary', url: `${opts.publicUrl}/docs` },
         contact: { name: 'Gatehouse', url: `${opts.publicUrl}/docs` },
       },
-      servers: [{ url: opts.publicUrl, description: 'This instance' }],
+      // Relative: "Try it out" calls the host the page was opened on (localhost, 127.0.0.1, a proxy's name).
+      servers: [{ url: '/', description: 'This instance' }],
       tags: [
         { name: 'Auth', description: 'Register, log in, refresh and log out' },
         { name: 'Account', description: 'The signed-in user' },
@@ -51,7 +55,16 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
     },
     // Protected routes get `security: [{ bearerAuth: [] }]` from registerAuthentication; every
     // other documented operation is public (API.md §3) and says so with an explicit empty list.
-    transform: ({ schema, url }) => ({ url, schema: schema && schema.security === undefined ? { ...schema, security: [] } : schema }),
+    // What the hooks do to each operation is noted here and written into the document at the end.
+    transform: ({ schema, url, route }) => {
+      const operationId = (schema as { operationId?: string } | undefined)?.operationId;
+      if (operationId) facts.set(operationId, operationFacts(route.config));
+      return { url, schema: schema && schema.security === undefined ? { ...schema, security: [] } : schema };
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) throw new Error('an OpenAPI 3 document was expected');
+      return completeOpenApiDocument(document.openapiObject as Parameters<typeof completeOpenApiDocument>[0], facts);
+    },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
@@ -61,7 +74,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
     uiConfig: { docExpansion: 'list', deepLinking: true },
     // Every /docs answer (page, static files, /docs/json): the CSP through the plugin's own option,
     // the rest for browsers that ignore frame-ancestors, and no Referer leaving the page.
-    staticCSP: docsCsp(opts.publicUrl),
+    staticCSP: docsCsp(),
     uiHooks: {
       onRequest: (_request, reply, done) => {
         setPageHeaders(reply);

@@ -73,3 +73,11 @@ export const ListQuery = Type.Object(
 export function listOf<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 }
+
+/**
+ * One of a fixed list of strings, as a single `enum` (not an anyOf of constants): one bad value
+ * is one field error (`invalid_value`), and the document lists the values plainly.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

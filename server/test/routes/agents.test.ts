@@ -116,6 +116,7 @@ describe(`agents (${dialect})`, () => {
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json()).toEqual(first.json());
+    expect(again.headers.location).toBe(first.headers.location); // the replay is the first answer, headers included
     const list = (await t.request({ method: 'GET', url: '/v1/agents?limit=100', headers: bearer(token) })).json();
     expect(list.data.filter((a: { name: string }) => a.name === 'Once')).toHaveLength(1);
 

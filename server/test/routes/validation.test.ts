@@ -281,6 +281,17 @@ describe(`input validation and problem details (${dialect})`, () => {
     });
   });
 
+  describe('fixed lists of values', () => {
+    it('answers one field error for one value off a list (a single enum, not an anyOf of constants)', async () => {
+      const { tokens } = await t.signUp();
+      const headers = bearer(tokens.access_token);
+      expectFieldErrors(await t.request({ method: 'POST', url: '/v1/api-keys', headers, payload: { name: 'k', scopes: ['agents:read', 'everything'] } }), [{ field: '/scopes/1', code: 'invalid_value' }]);
+      const agent = (await t.request({ method: 'POST', url: '/v1/agents', headers, payload: { name: 'a', model: 'm' } })).json();
+      const chat = (await t.request({ method: 'POST', url: '/v1/chats', headers, payload: { agent_id: agent.id } })).json();
+      expectFieldErrors(await t.request({ method: 'POST', url: `/v1/chats/${chat.id}/messages`, headers, payload: { role: 'system', content: 'hi' } }), [{ field: '/role', code: 'invalid_value' }]);
+    });
+  });
+
   describe('account and login bodies', () => {
     it('PATCH /v1/users/me validates like register', async () => {
       const { tokens } = await t.signUp();

@@ -141,6 +141,8 @@ export interface IdempotencyKeysTable {
   request_hash: string;
   status_code: number | null;
   response_body: string | null;
+  /** The Location header of a stored 201, replayed with it. */
+  response_location: string | null;
   created_at: string;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../http/error-catalogue.js';
 import { assertCursor } from '../../http/pagination.js';
-import { listOf, PageLimit, problemResponses, Timestamp } from '../../http/schemas.js';
+import { listOf, PageLimit, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import { limitsFor, TIERS } from '../limits/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
@@ -23,7 +23,7 @@ export const AdminUser = Type.Object(
     id: Type.String(),
     email: Type.String(),
     name: Type.String(),
-    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+    tier: StringEnum(TIERS),
     role: Type.String(),
     disabled: Type.Boolean(),
     email_verified: Type.Boolean(),
@@ -74,7 +74,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
       description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       body: Type.Object({
-        tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)))),
+        tier: Type.Optional(StringEnum(TIERS)),
         limits: Type.Optional(Type.Union([LimitsBody, Type.Null()])),
         disabled: Type.Optional(Type.Boolean()),
       }, { additionalProperties: false, minProperties: 1 }),

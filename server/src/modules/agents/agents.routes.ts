@@ -18,7 +18,7 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<{ agents: AgentsService }> 
   };
 
   app.post('/agents', {
-    config: { auth: 'agents:write', idempotent: true },
+    config: { auth: 'agents:write', idempotent: true, locationHeader: true },
     schema: { tags, operationId: 'createAgent', summary: 'Create an agent', body: CreateAgentBody, response: { 201: Type.Ref('Agent'), ...problemResponses([400, 409, 413, 415, 422]) } },
   }, async (request, reply) => {
     const row = await agents.create(requireAuth(request).userId, request.body);

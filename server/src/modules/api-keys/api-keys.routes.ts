@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { AppError } from '../../http/error-catalogue.js';
 import { assertCursor } from '../../http/pagination.js';
-import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
+import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../infra/ids.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { NameField } from '../users/users.schemas.js';
@@ -12,7 +12,7 @@ import type { ApiKeysService } from './api-keys.service.js';
 import { clientOf } from '../../http/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
-const ScopeField = Type.Union(ALL_SCOPES.map((s) => Type.Literal(s)));
+const ScopeField = StringEnum(ALL_SCOPES);
 
 export const ApiKey = Type.Object(
   {
@@ -56,7 +56,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {
-    config: { ...config, idempotent: true, oneTimeSecretField: 'key' },
+    config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true },
     schema: { tags, operationId: 'createApiKey', summary: 'Create an API key; the secret is in this response only', body: CreateApiKeyBody, response: { 201: Type.Ref('CreatedApiKey'), ...problemResponses([400, 413, 415, 422]) } },
   }, async (request, reply) => {
     const { row, key } = await apiKeys.create(requireAuth(request).userId, request.body);

@@ -68,7 +68,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   const tags = ['Auth'];
 
   app.post('/auth/register', {
-    config: { publicLimit: 'register' },
+    config: { publicLimit: 'register', locationHeader: true },
     schema: {
       tags, operationId: 'register', summary: 'Create an account',
       body: RegisterBody,

@@ -18,7 +18,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
   };
 
   app.post('/chats', {
-    config: { auth: 'chats:write', idempotent: true },
+    config: { auth: 'chats:write', idempotent: true, locationHeader: true },
     schema: { tags, operationId: 'createChat', summary: 'Start a chat with an agent', body: CreateChatBody, response: { 201: Type.Ref('Chat'), ...problemResponses([400, 409, 413, 415, 422]) } },
   }, async (request, reply) => {
     const row = await chats.create(requireAuth(request).userId, request.body);

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PageLimit, Timestamp } from '../../http/schemas.js';
+import { PageLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const CHAT_LIMITS = { perAccount: 100_000, messagesPerChat: 10_000, title: 200, content: 32_768 } as const;
 
@@ -12,7 +12,7 @@ export const Message = Type.Object(
   {
     id: Type.String(),
     chat_id: Type.String(),
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    role: StringEnum(['user', 'assistant']),
     content: Type.String(),
     created_at: Timestamp,
   },
@@ -30,7 +30,7 @@ export type CreateChatBody = Static<typeof CreateChatBody>;
 
 export const CreateMessageBody = Type.Object(
   {
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')], { description: "assistant replies are posted by the agent's runtime" }),
+    role: StringEnum(['user', 'assistant'], { description: "assistant replies are posted by the agent's runtime" }),
     // NUL is refused (PostgreSQL text cannot hold it); everything else round-trips byte for byte.
     content: Type.String({ minLength: 1, maxLength: CHAT_LIMITS.content, pattern: '^[^\\u0000]*$' }),
   },

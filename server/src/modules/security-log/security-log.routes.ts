@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { assertCursor } from '../../http/pagination.js';
-import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
+import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SECURITY_EVENT_TYPES, type SecurityLog } from './security-log.js';
 
 export const SecurityEvent = Type.Object(
   {
     id: Type.String(),
-    type: Type.Union(SECURITY_EVENT_TYPES.map((t) => Type.Literal(t))),
+    type: StringEnum(SECURITY_EVENT_TYPES),
     ip: Type.Union([Type.String(), Type.Null()]),
     user_agent: Type.Union([Type.String(), Type.Null()]),
     detail: Type.Record(Type.String(), Type.Unknown()),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAccount } from '../../http/authenticate.js';
+import { StringEnum } from '../../http/schemas.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { limitsFor, TIERS } from '../limits/tiers.js';
 import { presentUsage } from './usage.presenter.js';
@@ -12,7 +13,7 @@ const Window = Type.Object(
 
 export const Usage = Type.Object(
   {
-    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+    tier: StringEnum(TIERS),
     limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }, { additionalProperties: false }),
     minute: Window,
     day: Window,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { StringEnum, Timestamp } from '../../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/password-policy.js';
 import { TIERS } from '../limits/tiers.js';
 
@@ -28,8 +28,8 @@ export const Me = Type.Object(
     name: Type.String(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
-    role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
+    tier: StringEnum(TIERS),
+    role: StringEnum(['user', 'admin']),
     email_verified: Type.Boolean(),
     limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }),
   },

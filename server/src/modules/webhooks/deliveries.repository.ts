@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { toPage } from '../../http/pagination.js';
 import type { Database } from '../../infra/db/schema.js';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
  * Deliveries of one endpoint as the API shows them, newest first, each with its attempts. Two

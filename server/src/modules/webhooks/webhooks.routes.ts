@@ -18,7 +18,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   };
 
   app.post('/webhooks', {
-    config: { auth: 'webhooks:write', idempotent: true, oneTimeSecretField: 'secret' },
+    config: { auth: 'webhooks:write', idempotent: true, oneTimeSecretField: 'secret', locationHeader: true },
     schema: {
       tags, operationId: 'createWebhook', summary: 'Create a webhook endpoint; the signing secret is shown once',
       description: 'The URL must resolve to public addresses (private, loopback, link-local and metadata addresses are refused with field codes in /docs/errors). At most 20 endpoints per account.',

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageLimit, Timestamp } from '../../http/schemas.js';
+import { PageLimit, StringEnum, Timestamp } from '../../http/schemas.js';
+import { DELIVERY_STATUSES } from './deliveries.repository.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 
 export const WEBHOOK_LIMITS = { perAccount: 20, url: 2048, description: 500, events: 20 } as const;
@@ -50,7 +51,7 @@ export const WebhookDelivery = Type.Object(
     endpoint_id: Type.String(),
     event_id: Type.String({ description: 'Also the webhook-id header: deduplicate on it' }),
     event_type: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    status: StringEnum(DELIVERY_STATUSES),
     attempt_count: Type.Integer(),
     last_status_code: Type.Union([Type.Integer(), Type.Null()]),
     last_error: Type.Union([Type.String(), Type.Null()]),
@@ -83,7 +84,7 @@ export const DeliveryListQuery = Type.Object(
   {
     limit: PageLimit,
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
+    status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
   },
   { additionalProperties: false },
 );

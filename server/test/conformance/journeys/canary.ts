@@ -13,10 +13,10 @@ interface Schema {
 }
 interface Mutable {
   components: { schemas: Record<string, Schema> };
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string; required?: boolean }[] }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }>; parameters?: { name: string; required?: boolean }[] }>>;
 }
 
-/** The published document with three deliberate lies, one of each kind the suite must catch. */
+/** The published document with four deliberate lies, one of each kind the suite must catch. */
 function wrongCopy(doc: OpenApiDocument): OpenApiDocument {
   const copy = structuredClone(doc) as unknown as Mutable;
   // 1. An answer body the server never sends (a required field): Prism's --errors turns it into a 500.
@@ -27,6 +27,11 @@ function wrongCopy(doc: OpenApiDocument): OpenApiDocument {
   delete copy.paths['/v1/agents/{id}']!.get!.responses['404'];
   // 3. A request the document forbids: Prism refuses it without asking the server.
   copy.paths['/v1/agents']!.get!.parameters!.find((p) => p.name === 'limit')!.required = true;
+  // 4. A response header the server never sends, and one whose value breaks its schema.
+  const sessions = copy.paths['/v1/sessions']!.get!.responses['200']!;
+  sessions.headers = { ...sessions.headers, 'X-Canary': { required: true, schema: { type: 'string' } } };
+  const usage = copy.paths['/v1/usage']!.get!.responses['200']!;
+  usage.headers = { ...usage.headers, 'X-Request-Id': { required: true, schema: { type: 'string', pattern: '^canary_' } } };
   return copy as unknown as OpenApiDocument;
 }
 
@@ -46,10 +51,14 @@ export function canaryJourney(ctx: GetContext): void {
         await expect(canary.call('getMe', { token: actor.access }, 200)).rejects.toThrow(/response Error.*canary_field/);
         await expect(canary.call('getAgent', { token: actor.access, path: { id: newId('agent') } }, 404)).rejects.toThrow(/response Warning.*status code/);
         await expect(canary.call('listAgents', { token: actor.access }, 200)).rejects.toThrow(/request Error.*limit/);
+        await expect(canary.call('listSessions', { token: actor.access }, 200)).rejects.toThrow(/response Error at header.*x-canary/i);
+        await expect(canary.call('getUsage', { token: actor.access }, 200)).rejects.toThrow(/response Error at header.*x-request-id/i);
         // ...while the same requests pass through the true document.
         await api.call('getMe', { token: actor.access }, 200);
         await api.call('getAgent', { token: actor.access, path: { id: newId('agent') } }, 404);
         await api.call('listAgents', { token: actor.access }, 200);
+        await api.call('listSessions', { token: actor.access }, 200);
+        await api.call('getUsage', { token: actor.access }, 200);
       } finally {
         await prism.stop();
       }

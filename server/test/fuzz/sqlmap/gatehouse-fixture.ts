@@ -43,7 +43,7 @@ async function json<T>(res: Response | Promise<Response>, status: number): Promi
 /**
  * A real `gatehouse serve` on a fresh database: a SQLite file, or its own PostgreSQL schema when
  * DATABASE_URL is set (handed to the process in the connection string, as cli.test.ts does).
- * Public and login limits are raised so sqlmap's thousands of requests are answered, not throttled.
+ * Public, login and account-route limits are raised so sqlmap's thousands of requests are answered, not throttled.
  */
 export async function startGatehouse(): Promise<Gatehouse> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-sqlmap-'));
@@ -67,7 +67,7 @@ export async function startGatehouse(): Promise<Gatehouse> {
   try {
     server = await startServer({
       DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true',
-      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', LOGIN_MAX_FAILURES: '1000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', LOGIN_MAX_FAILURES: '1000000', ACCOUNT_RATE_LIMIT_PER_MINUTE: '1000000',
     });
     const seed = await seedAccount(server.base, databaseUrl);
     const started = server;
