@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname } from 'node:path';
 import { generate, GENERATED_FILES } from './openapi-source.js';
 
-const { document, types } = await generate();
-for (const [file, text] of [[GENERATED_FILES.document, document], [GENERATED_FILES.types, types]] as const) {
+const { document, types, routes } = await generate();
+for (const [file, text] of [[GENERATED_FILES.document, document], [GENERATED_FILES.types, types], [GENERATED_FILES.routes, routes]] as const) {
   await mkdir(dirname(fileURLToPath(file)), { recursive: true });
   await writeFile(file, text);
   console.log(`wrote ${fileURLToPath(file)}`);

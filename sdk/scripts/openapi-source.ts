@@ -19,6 +19,7 @@ const GENERATION_ENV = {
 export const GENERATED_FILES = {
   document: new URL('../openapi.json', import.meta.url),
   types: new URL('../src/generated/openapi.ts', import.meta.url),
+  routes: new URL('../src/generated/routes.ts', import.meta.url),
 } as const;
 
 /** GET /v1/openapi.json from a throwaway app on an in-memory database. */
@@ -52,8 +53,36 @@ export async function renderTypes(doc: Record<string, unknown>): Promise<string>
   return banner + astToString(ast);
 }
 
-/** Both generated files' contents, from the server's current source. */
-export async function generate(): Promise<{ document: string; types: string }> {
+interface DocumentOperation {
+  operationId?: string;
+  security?: unknown[];
+  parameters?: { in: string; name: string }[];
+  'x-gatehouse-auth'?: { api_keys: boolean };
+}
+
+/**
+ * The per-operation table (method, path, and the traits the client acts on) read from the
+ * document: public = an empty security list; idempotent = the operation takes an Idempotency-Key
+ * header; sessionOnly = x-gatehouse-auth says API keys are refused.
+ */
+export function renderRoutes(doc: Record<string, unknown>): string {
+  const lines: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, DocumentOperation>>)) {
+    for (const method of ['get', 'put', 'post', 'patch', 'delete']) {
+      const op = item[method];
+      if (!op?.operationId) continue;
+      const traits = [`at: ['${method.toUpperCase()}', '${path}']`];
+      if (Array.isArray(op.security) && op.security.length === 0) traits.push('public: true');
+      if ((op.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) traits.push('idempotent: true');
+      if (op['x-gatehouse-auth']?.api_keys === false) traits.push('sessionOnly: true');
+      lines.push(`  ${op.operationId}: { ${traits.join(', ')} },`);
+    }
+  }
+  return `// Generated from the server's OpenAPI document by scripts/openapi-source.ts (npm run sdk:generate). Do not edit.\n\nexport const GENERATED_ROUTES = {\n${lines.join('\n')}\n} as const;\n`;
+}
+
+/** Every generated file's contents, from the server's current source. */
+export async function generate(): Promise<{ document: string; types: string; routes: string }> {
   const doc = await buildOpenApiDocument();
-  return { document: renderDocument(doc), types: await renderTypes(doc) };
+  return { document: renderDocument(doc), types: await renderTypes(doc), routes: renderRoutes(doc) };
 }

@@ -8,13 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { generate, GENERATED_FILES } from '../scripts/openapi-source.js';
 
-it('committed openapi.json and src/generated/openapi.ts match the server (else: npm run sdk:generate)', async () => {
+it('committed openapi.json, src/generated/openapi.ts and routes.ts match the server (else: npm run sdk:generate)', async () => {
   const fresh = await generate();
   const committed = {
     document: readFileSync(fileURLToPath(GENERATED_FILES.document), 'utf8'),
     types: readFileSync(fileURLToPath(GENERATED_FILES.types), 'utf8'),
+    routes: readFileSync(fileURLToPath(GENERATED_FILES.routes), 'utf8'),
   };
   // Compared as text so the failure shows the diff; the document first, as it is the cause.
   expect(committed.document, 'sdk/openapi.json is stale: run npm run sdk:generate').toBe(fresh.document);
   expect(committed.types, 'sdk/src/generated/openapi.ts is stale: run npm run sdk:generate').toBe(fresh.types);
+  expect(committed.routes, 'sdk/src/generated/routes.ts is stale: run npm run sdk:generate').toBe(fresh.routes);
 }, 60_000);

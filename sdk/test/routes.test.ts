@@ -13,6 +13,7 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 interface Operation {
   operationId: string;
+  'x-gatehouse-auth'?: { api_keys: boolean };
   security?: unknown[];
   parameters?: { in: string; name: string }[];
 }
@@ -39,6 +40,14 @@ describe('operation table', () => {
       const honours = (op.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
       expect(Boolean(ROUTES[op.operationId as keyof typeof ROUTES].idempotent), op.operationId).toBe(honours);
     }
+  });
+
+  it('marks exactly the operations that refuse API keys as session-only', () => {
+    for (const { op } of operations) {
+      expect(Boolean(ROUTES[op.operationId as keyof typeof ROUTES].sessionOnly), op.operationId).toBe(op['x-gatehouse-auth']?.api_keys === false);
+    }
+    expect(ROUTES.createApiKey.sessionOnly).toBe(true);
+    expect(ROUTES.listAgents.sessionOnly).toBeUndefined();
   });
 
   it('gives every operation a method on the client (src/resources calls each operationId)', () => {
