@@ -27,6 +27,7 @@ import { agentsRoutes } from './modules/agents/agents.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
 import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
+import { appLinksRoutes } from './modules/app-links/app-links.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { TokenResponse } from './modules/auth/auth.schemas.js';
 import { healthRoutes } from './modules/health/health.routes.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/v1' });
   await app.register(jwksRoute(deps.keyRing, { hide: true }));
+  await app.register(appLinksRoutes(config));
   await app.register(healthRoutes({ checks: deps.readiness, metrics }));
   await registerDashboard(app);
   return app;

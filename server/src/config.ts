@@ -45,6 +45,12 @@ export const Config = Type.Object({
   webhookRetryDelays: Type.Array(Type.Integer()),
   secret: Type.Optional(Type.String()),
   requireEmailVerification: Type.Boolean(),
+  /** Where mailed links send people instead of PUBLIC_URL's pages: an app's scheme (myapp://auth) or an https universal-link base. */
+  appLinkUrl: Type.Optional(Type.String()),
+  /** `TEAMID.bundle.id` of the iOS apps that may open this host's links (apple-app-site-association). */
+  appleAppIds: Type.Array(Type.String()),
+  /** The Android app that may open this host's links (assetlinks.json). */
+  androidApp: Type.Optional(Type.Object({ package: Type.String(), certSha256: Type.Array(Type.String()) })),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -111,6 +117,50 @@ function checkProductionMail(smtpUrl: string | undefined): void {
   if (logging) throw new ConfigError('SMTP_URL', `must not turn on nodemailer's ${logging} when NODE_ENV=production (it writes messages, links included, to the log)`);
 }
 
+/** Schemes a mailed link must never use: they run code or read files instead of opening an app. */
+const FORBIDDEN_LINK_SCHEMES = ['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:'];
+
+function readAppLinkUrl(env: Env): string | undefined {
+  const raw = env.APP_LINK_URL;
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('APP_LINK_URL', 'is not a valid URL (e.g. myapp://auth or https://app.example.com/auth)');
+  }
+  if (FORBIDDEN_LINK_SCHEMES.includes(url.protocol)) throw new ConfigError('APP_LINK_URL', `must not use ${url.protocol}`);
+  if (url.search || url.hash) throw new ConfigError('APP_LINK_URL', 'must not carry a query or fragment (the token is added as ?token=)');
+  return raw.replace(/\/+$/, '');
+}
+
+function readList(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+}
+
+function readAppleAppIds(env: Env): string[] {
+  const ids = readList(env, 'APPLE_APP_IDS');
+  const bad = ids.find((id) => !/^[A-Z0-9]{10}\.[A-Za-z0-9][A-Za-z0-9.-]*$/.test(id));
+  if (bad) throw new ConfigError('APPLE_APP_IDS', `must be comma-separated TEAMID.bundle.id values (a 10-character team id), got "${bad}"`);
+  return ids;
+}
+
+function readAndroidApp(env: Env): Config['androidApp'] {
+  const pkg = env.ANDROID_APP_PACKAGE || undefined;
+  const prints = readList(env, 'ANDROID_CERT_SHA256');
+  if (!pkg && prints.length === 0) return undefined;
+  if (!pkg) throw new ConfigError('ANDROID_APP_PACKAGE', 'is required when ANDROID_CERT_SHA256 is set');
+  if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/.test(pkg)) throw new ConfigError('ANDROID_APP_PACKAGE', `must be an application id such as com.example.app, got "${pkg}"`);
+  if (prints.length === 0) throw new ConfigError('ANDROID_CERT_SHA256', 'is required when ANDROID_APP_PACKAGE is set (the signing certificate\'s SHA-256 fingerprint)');
+  // Google's format: 32 upper-case hex bytes separated by colons; accepted with or without colons.
+  const certSha256 = prints.map((print) => {
+    const hex = print.replace(/:/g, '');
+    if (!/^[0-9A-Fa-f]{64}$/.test(hex)) throw new ConfigError('ANDROID_CERT_SHA256', `must be SHA-256 fingerprints (64 hex digits, colons optional), got "${print}"`);
+    return hex.toUpperCase().match(/../g)!.join(':');
+  });
+  return { package: pkg, certSha256 };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInt(env, 'PORT', 8080);
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
@@ -151,6 +201,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelays: delays.map((d) => Number(d.trim())),
     secret,
     requireEmailVerification: readBool(env, 'REQUIRE_EMAIL_VERIFICATION'),
+    appLinkUrl: readAppLinkUrl(env),
+    appleAppIds: readAppleAppIds(env),
+    androidApp: readAndroidApp(env),
     logLevel,
     production,
   };

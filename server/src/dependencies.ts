@@ -157,7 +157,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
-      db: database.db, clock, publicUrl: config.publicUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
+      db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });

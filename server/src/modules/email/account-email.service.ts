@@ -14,7 +14,7 @@ import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 import type { EmailTokens } from './email-tokens.js';
-import { passwordChangedMail, resetMail, verificationMail } from './mail-templates.js';
+import { passwordChangedMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
 const RESET_MAILS_PER_HOUR = 3;
@@ -23,6 +23,8 @@ export interface AccountEmailDeps {
   db: Kysely<Database>;
   clock: Clock;
   publicUrl: string;
+  /** APP_LINK_URL: mailed links open the app there instead of PUBLIC_URL's pages. */
+  appLinkUrl?: string | undefined;
   mailer: Mailer;
   tokens: EmailTokens;
   hasher: PasswordHasher;
@@ -37,7 +39,18 @@ export interface AccountEmailDeps {
 /** Address verification and password reset by mail (API.md §4). */
 export function createAccountEmailService(deps: AccountEmailDeps) {
   const { db, clock, mailer, tokens } = deps;
-  const link = (page: string, token: string) => `${deps.publicUrl}/${page}?token=${encodeURIComponent(token)}`;
+  const pageLink = (base: string, page: string, token: string) => `${base}/${page}?token=${encodeURIComponent(token)}`;
+  /**
+   * The link a mail carries: to the app (APP_LINK_URL) when one is configured, else to the
+   * dashboard's page. An app's own scheme (myapp://) is not clickable in every mail client, so
+   * such a mail also carries the web page's link.
+   */
+  const link = (page: string, token: string): MailLink => {
+    const web = pageLink(deps.publicUrl, page, token);
+    if (!deps.appLinkUrl) return { href: web };
+    const app = pageLink(deps.appLinkUrl, page, token);
+    return /^https?:/.test(app) ? { href: app } : { href: app, fallback: web };
+  };
   // Mail goes out after the answer: SMTP latency (or an outage) must not slow or fail the request.
   const sendLater = (send: () => Promise<void>) => void setImmediate(() => void send().catch(deps.onError));
 

@@ -1,37 +1,47 @@
 import type { MailMessage } from '../../infra/mail/mailer.js';
 
 /**
- * The service's mails, plain text and HTML. Links point at PUBLIC_URL pages (the dashboard);
- * the token travels in the fragment-free query string, single-use and short-lived. Names are
- * escaped: they are user input.
+ * The service's mails, plain text and HTML. Links point at PUBLIC_URL pages (the dashboard), or
+ * at the app (APP_LINK_URL) with the web page as a fallback when the app's link is a scheme of
+ * its own; the token travels in the fragment-free query string, single-use and short-lived.
+ * Names are escaped: they are user input.
  */
+export interface MailLink {
+  href: string;
+  /** The web page for the same step, for mail clients that do not open the app's scheme. */
+  fallback?: string;
+}
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function layout(title: string, paragraphs: string[], link?: { href: string; label: string }): string {
+function layout(title: string, paragraphs: string[], link?: MailLink & { label: string }): string {
   const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('');
-  const button = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
+  const fallback = link?.fallback ? `<p>If the app does not open: <a href="${escapeHtml(link.fallback)}">${escapeHtml(link.fallback)}</a></p>` : '';
+  const button = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>${fallback}` : '';
   return `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}${button}</body></html>`;
 }
 
-export function verificationMail(to: string, name: string, link: string): MailMessage {
+/** The link in the plain-text part: the app's, then the web page's when there is one. */
+const textLink = (link: MailLink) => (link.fallback ? `${link.href}\n\nIf the app does not open: ${link.fallback}` : link.href);
+
+export function verificationMail(to: string, name: string, link: MailLink): MailMessage {
   const lines = [`Hello ${name},`, 'Confirm this email address for your Gatehouse account. The link works once, for 24 hours.'];
   return {
     to,
     subject: 'Confirm your email address',
-    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not create an account, ignore this mail.`,
-    html: layout('Confirm your email address', [...lines, 'If you did not create an account, ignore this mail.'], { href: link, label: 'Confirm email address' }),
+    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not create an account, ignore this mail.`,
+    html: layout('Confirm your email address', [...lines, 'If you did not create an account, ignore this mail.'], { ...link, label: 'Confirm email address' }),
   };
 }
 
-export function resetMail(to: string, name: string, link: string): MailMessage {
+export function resetMail(to: string, name: string, link: MailLink): MailMessage {
   const lines = [`Hello ${name},`, 'Someone asked to reset the password of your Gatehouse account. The link works once, for one hour.'];
   return {
     to,
     subject: 'Reset your password',
-    text: `${lines.join('\n\n')}\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.`,
-    html: layout('Reset your password', [...lines, 'If it was not you, ignore this mail: your password stays as it is.'], { href: link, label: 'Choose a new password' }),
+    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf it was not you, ignore this mail: your password stays as it is.`,
+    html: layout('Reset your password', [...lines, 'If it was not you, ignore this mail: your password stays as it is.'], { ...link, label: 'Choose a new password' }),
   };
 }
 
