@@ -2,7 +2,7 @@
  * createGatehouse(): wires configuration, the token store, the session manager and the HTTP
  * layer together, and groups the operations the way the API's documentation does.
  */
-import { createCall } from './core.js';
+import { createCall, type RequestOptions } from './core.js';
 import { send, normalizeBaseUrl, type FetchLike } from './http.js';
 import { accountResource } from './resources/account.js';
 import { adminResource } from './resources/admin.js';
@@ -87,6 +87,19 @@ export function createGatehouse(options: GatehouseOptions) {
       set: (tokens: TokenResponse) => sessions.save(tokens),
       /** Forget the session locally without telling the server (prefer auth.logout()). */
       clear: () => sessions.clear(),
+      /**
+       * The access token to use now, refreshed first when it is about to expire (one refresh,
+       * shared with every concurrent caller); null when signed out. For handing the token to
+       * other code, and for refreshing ahead of need (an app coming back to the foreground).
+       */
+      async accessToken(options: Pick<RequestOptions, 'signal' | 'timeoutMs'> = {}): Promise<string | null> {
+        const deadline = createDeadline({ signal: options.signal, timeoutMs: options.timeoutMs ?? timeoutMs });
+        try {
+          return await sessions.accessToken(deadline.signal);
+        } finally {
+          deadline.dispose();
+        }
+      },
     },
     /** Any operation by its OpenAPI operationId, for what the grouped methods do not cover yet. */
     request: call,

@@ -9,10 +9,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain .mjs helper shared with react-native/, no declarations
-import { cleanEnv, installIntoFreshProject, pack } from '../../scripts/packages.mjs';
+
 
 const SDK_DIR = join(import.meta.dirname, '..');
+// A plain CommonJS helper shared with react-native/'s Jest suite.
+const { cleanEnv, installIntoFreshProject, pack } = createRequire(import.meta.url)('../../scripts/packages.cjs') as {
+  cleanEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  installIntoFreshProject(tarballs: string[], extraNpmArgs?: string[]): string;
+  pack(dir: string, destination: string): { tarball: string; files: string[] };
+};
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 describe('the packed SDK, installed elsewhere', () => {
@@ -21,9 +26,9 @@ describe('the packed SDK, installed elsewhere', () => {
   let files: string[];
   beforeAll(() => {
     packDir = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'));
-    const packed = pack(SDK_DIR, packDir) as { tarball: string; files: string[] };
+    const packed = pack(SDK_DIR, packDir);
     files = packed.files;
-    project = installIntoFreshProject([packed.tarball]) as string;
+    project = installIntoFreshProject([packed.tarball]);
   }, 120_000);
   afterAll(() => {
     rmSync(packDir, { recursive: true, force: true });

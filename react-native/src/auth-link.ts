@@ -1,0 +1,54 @@
+/**
+ * The links Gatehouse mails (with APP_LINK_URL set, they open the app): verify-email and
+ * reset-password, each carrying a single-use `token`. Parsed by hand rather than with `URL`,
+ * whose React Native implementation does not read custom schemes' queries everywhere.
+ */
+import type { Gatehouse } from '@gatehouse/sdk';
+
+export type AuthLink = { kind: 'verify-email'; token: string } | { kind: 'reset-password'; token: string };
+
+/** The auth link in `url`, or null when it is some other link of the app. */
+export function parseAuthLink(url: string): AuthLink | null {
+  const match = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/[^/?#]*)?([^?#]*)(?:\?([^#]*))?/.exec(url.trim());
+  if (!match) return null;
+  const page = (match[1] ?? '').replace(/\/+$/, '').split('/').pop();
+  if (page !== 'verify-email' && page !== 'reset-password') return null;
+  let token: string | undefined;
+  for (const pair of (match[2] ?? '').split('&')) {
+    const [name, value = ''] = pair.split('=');
+    if (name === 'token') {
+      try {
+        token = decodeURIComponent(value.replace(/\+/g, ' '));
+      } catch {
+        return null;
+      }
+    }
+  }
+  return token ? { kind: page, token } : null;
+}
+
+export type AuthLinkResult =
+  | { kind: 'email-verified' }
+  | { kind: 'reset-password'; token: string; complete(password: string, options?: { revokeApiKeys?: boolean }): Promise<void> }
+  | { kind: 'not-an-auth-link' };
+
+/**
+ * Completes what a mailed link is for: a verification link is verified at once; a reset link
+ * gives back `complete(newPassword)` for the screen that asks for it. Server refusals (a used or
+ * expired link) are thrown as GatehouseError (`invalid_token`).
+ */
+export async function handleAuthLink(client: Gatehouse, url: string): Promise<AuthLinkResult> {
+  const link = parseAuthLink(url);
+  if (!link) return { kind: 'not-an-auth-link' };
+  if (link.kind === 'verify-email') {
+    await client.auth.verifyEmail({ token: link.token });
+    return { kind: 'email-verified' };
+  }
+  return {
+    kind: 'reset-password',
+    token: link.token,
+    complete: async (password, options = {}) => {
+      await client.auth.resetPassword({ token: link.token, password, revoke_api_keys: options.revokeApiKeys ?? false });
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * @gatehouse/react-native: Gatehouse for React Native and Expo apps, on top of @gatehouse/sdk.
+ */
+export { GatehouseProvider, useGatehouse, type GatehouseProviderProps } from './provider.js';
+export { useSession, type UseSession } from './use-session.js';
+export { useAgents, useChats, useMessages, type Agent, type Chat, type Message, type MessagesState, type PageOptions } from './data-hooks.js';
+export type { ListState } from './use-list.js';
+export { secureStoreTokenStore, type SecureStoreLike, type SecureStoreOptions } from './secure-store.js';
+export { memorySessionStorage, withUserCache, type SessionStorage, type User } from './storage.js';
+export { handleAuthLink, parseAuthLink, type AuthLink, type AuthLinkResult } from './auth-link.js';
+export { isTerminal, type AppStateLike, type SessionSnapshot, type SessionStatus } from './session-controller.js';
+export type { BackoffOptions } from './backoff.js';
+// The SDK's client and errors, so an app needs one import.
+export { createGatehouse, GatehouseError, isGatehouseError, memoryTokenStore, type Gatehouse, type TokenStore } from '@gatehouse/sdk';

@@ -1,0 +1,68 @@
+import { createGatehouse, type Gatehouse, type GatehouseOptions, type TokenStore } from '@gatehouse/sdk';
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { AppState } from 'react-native';
+import type { BackoffOptions } from './backoff.js';
+import { secureStoreTokenStore } from './secure-store.js';
+import { createSessionController, type AppStateLike, type SessionController } from './session-controller.js';
+import { withUserCache, type SessionStorage } from './storage.js';
+
+export interface GatehouseProviderProps {
+  /** Where the service is, e.g. `https://auth.example.com`. */
+  baseUrl: string;
+  /** Where the session lives. Default: secureStoreTokenStore() (expo-secure-store); never AsyncStorage. */
+  tokenStore?: TokenStore | SessionStorage;
+  /** Anything else of the SDK's options (fetch, timeouts, retries, the clock). */
+  options?: Omit<GatehouseOptions, 'baseUrl' | 'tokenStore'>;
+  /** Backoff of the retries after a network error or a 5xx. Default 1 s doubling to 30 s. */
+  retry?: BackoffOptions;
+  /** Foreground events; default React Native's AppState. */
+  appState?: AppStateLike;
+  children?: ReactNode;
+}
+
+interface GatehouseContextValue {
+  client: Gatehouse;
+  controller: SessionController;
+}
+
+const GatehouseContext = createContext<GatehouseContextValue | null>(null);
+
+/**
+ * Creates the client and the session once, restores a stored session at once and revalidates it
+ * in the background, and refreshes when the app comes back to the foreground.
+ */
+export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appState, children }: GatehouseProviderProps) {
+  const [value] = useState<GatehouseContextValue>(() => {
+    const storage = withUserCache(tokenStore ?? secureStoreTokenStore());
+    let controller: SessionController | undefined;
+    const client = createGatehouse({
+      ...options,
+      baseUrl,
+      tokenStore: storage,
+      onSessionChange(session) {
+        if (session === null) controller?.sessionCleared();
+        options?.onSessionChange?.(session);
+      },
+    });
+    controller = createSessionController({ client, storage, appState: appState ?? (AppState as AppStateLike), retry });
+    return { client, controller };
+  });
+
+  useEffect(() => {
+    void value.controller.start();
+    return () => value.controller.dispose();
+  }, [value]);
+
+  return <GatehouseContext.Provider value={value}>{children}</GatehouseContext.Provider>;
+}
+
+export function useGatehouseContext(): GatehouseContextValue {
+  const value = useContext(GatehouseContext);
+  if (!value) throw new Error('Gatehouse hooks must be used inside <GatehouseProvider>');
+  return value;
+}
+
+/** The SDK client of the nearest <GatehouseProvider>, for every operation the hooks do not wrap. */
+export function useGatehouse(): Gatehouse {
+  return useGatehouseContext().client;
+}

@@ -1,0 +1,38 @@
+import type { RequestBody } from '@gatehouse/sdk';
+import { useMemo, useSyncExternalStore } from 'react';
+import { handleAuthLink, type AuthLinkResult } from './auth-link.js';
+import { useGatehouseContext } from './provider.js';
+import type { SessionSnapshot } from './session-controller.js';
+import type { User } from './storage.js';
+
+export interface UseSession extends SessionSnapshot {
+  signIn(email: string, password: string): Promise<User>;
+  signUp(input: RequestBody<'register'>): Promise<User>;
+  signOut(): Promise<void>;
+  /** Ask the server again (e.g. pull to refresh); failures keep the session. */
+  revalidate(): Promise<void>;
+  /** Completes a mailed verify-email or reset-password link that opened the app. */
+  handleAuthLink(url: string): Promise<AuthLinkResult>;
+}
+
+/** The signed-in state: `loading` only until the stored session has been read (no request waits for it). */
+export function useSession(): UseSession {
+  const { client, controller } = useGatehouseContext();
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot, controller.getSnapshot);
+  const actions = useMemo(
+    () => ({
+      signIn: controller.signIn,
+      signUp: controller.signUp,
+      signOut: controller.signOut,
+      revalidate: controller.revalidate,
+      async handleAuthLink(url: string): Promise<AuthLinkResult> {
+        const result = await handleAuthLink(client, url);
+        // A verified address shows at once in the signed-in user.
+        if (result.kind === 'email-verified' && controller.getSnapshot().status === 'signed-in') await controller.revalidate();
+        return result;
+      },
+    }),
+    [client, controller],
+  );
+  return { ...snapshot, ...actions };
+}

@@ -1,0 +1,27 @@
+/**
+ * One real `gatehouse serve` for the whole suite (server/test/server-process.ts: a fresh SQLite
+ * file, a free port), started before the test files run. Its output (the development log mailer
+ * writes every mail there) goes to a file the tests read mailed links from; the base URL and that
+ * file reach the test workers through the environment.
+ */
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { register } from 'tsx/esm/api';
+
+export default async function globalSetup() {
+  register();
+  const { startServerOnFreshSqlite } = await import('../../server/test/server-process.ts');
+  const logFile = join(mkdtempSync(join(tmpdir(), 'gatehouse-rn-')), 'server.log');
+  const server = await startServerOnFreshSqlite({
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
+    ACCOUNT_RATE_LIMIT_PER_MINUTE: '100000',
+    APP_LINK_URL: 'gatehouse-example://auth',
+  });
+  appendFileSync(logFile, server.output());
+  server.child.stdout?.on('data', (chunk) => appendFileSync(logFile, chunk));
+  server.child.stderr?.on('data', (chunk) => appendFileSync(logFile, chunk));
+  process.env.GATEHOUSE_TEST_URL = server.base;
+  process.env.GATEHOUSE_TEST_LOG = logFile;
+  globalThis.__gatehouseServer = server;
+}

@@ -1,0 +1,48 @@
+import { createGatehouse } from '@gatehouse/sdk';
+import { readFileSync } from 'node:fs';
+import { memorySessionStorage, type SessionStorage } from '../src/index.js';
+
+/** The live server the suite started (global-setup.mjs). */
+export const SERVER = process.env.GATEHOUSE_TEST_URL!;
+export const PASSWORD = 'Vivid-Otter-Quarry-42';
+let counter = 0;
+
+export function uniqueEmail(): string {
+  return `rn${++counter}.${Math.random().toString(36).slice(2, 10)}@example.com`;
+}
+
+/**
+ * A user who signed in on this device before: an account on the live server, and a storage
+ * holding its session and its user as the app stored them then.
+ */
+export async function returningUser(name = 'Ada Returning'): Promise<{ email: string; storage: SessionStorage; userId: string }> {
+  const email = uniqueEmail();
+  const storage = memorySessionStorage();
+  const gh = createGatehouse({ baseUrl: SERVER, tokenStore: storage });
+  await gh.auth.register({ email, password: PASSWORD, name });
+  await gh.auth.login({ username: email, password: PASSWORD });
+  const user = await gh.me.get();
+  await storage.setUser(user);
+  return { email, storage, userId: user.id };
+}
+
+/** The link the server mailed to `email` for `page` (the development log mailer writes mails to the log). */
+export async function mailedLink(email: string, page: 'verify-email' | 'reset-password', timeoutMs = 5_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const lines = readFileSync(process.env.GATEHOUSE_TEST_LOG!, 'utf8').split('\n').filter((line) => line.includes('"mail"'));
+    const links = lines
+      .map((line) => JSON.parse(line) as { mail: { to: string; text: string } })
+      .filter((entry) => entry.mail.to === email)
+      .map((entry) => new RegExp(`\\S*/${page}\\?token=\\S+`).exec(entry.mail.text)?.[0])
+      .filter((link): link is string => link !== undefined);
+    if (links.length > 0) return links.at(-1)!;
+    if (Date.now() - started > timeoutMs) throw new Error(`no ${page} mail to ${email}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The session id (`sid`) inside an access token. */
+export function sessionIdOf(accessToken: string): string {
+  return JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid;
+}

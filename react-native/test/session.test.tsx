@@ -1,0 +1,218 @@
+/**
+ * The session as a mobile user lives it, against the live server: cold starts with and without
+ * network, coming back to the foreground with an expired token, a session revoked elsewhere, a
+ * 503 while refreshing, and mailed links that open the app.
+ */
+import { createGatehouse, isGatehouseError, type FetchLike } from '@gatehouse/sdk';
+import { act, render, screen, waitFor } from '@testing-library/react-native';
+import { useEffect } from 'react';
+import { AppState, Text } from 'react-native';
+import { GatehouseProvider, memorySessionStorage, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+import { mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, uniqueEmail } from './helpers.js';
+
+/** Shows the session and hands it to the test. */
+function SessionProbe({ onSession }: { onSession?: (session: UseSession) => void }) {
+  const session = useSession();
+  useEffect(() => {
+    onSession?.(session);
+  });
+  return <Text testID="session">{`${session.status}:${session.user?.name ?? '-'}:${session.isStale ? 'stale' : 'fresh'}`}</Text>;
+}
+
+const sessionText = () => screen.getByTestId('session').props.children as string;
+
+/** The listener the provider gave React Native's AppState (the mock jest-expo installs). */
+function comeToForeground(): void {
+  const calls = (AppState.addEventListener as jest.Mock).mock.calls.filter(([type]) => type === 'change');
+  const listener = calls.at(-1)?.[1] as ((state: string) => void) | undefined;
+  if (!listener) throw new Error('the provider did not listen to AppState');
+  act(() => listener('active'));
+}
+
+let proxy: FaultProxy;
+beforeEach(async () => {
+  proxy = await startFaultProxy(SERVER);
+  (AppState.addEventListener as jest.Mock).mockClear();
+});
+afterEach(() => proxy.close());
+
+describe('cold start', () => {
+  it('renders the stored user before any request completes, then revalidates in the background', async () => {
+    const { storage } = await returningUser('Ada Cached');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let completed = 0;
+    const slowFetch: FetchLike = async (input, init) => {
+      await gate;
+      const response = await fetch(input, init);
+      completed++;
+      return response;
+    };
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={storage} options={{ fetch: slowFetch }}><SessionProbe /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Cached:stale'));
+    expect(completed).toBe(0);
+    release();
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Cached:fresh'));
+    expect(completed).toBeGreaterThan(0);
+  });
+
+  it('stays signed in when it starts offline, and confirms the session once the network is back', async () => {
+    const { storage } = await returningUser('Ada Offline');
+    proxy.offline = true;
+    let seen: UseSession | undefined;
+    render(
+      <GatehouseProvider baseUrl={proxy.base} tokenStore={storage} retry={{ baseMs: 50, maxMs: 200 }}>
+        <SessionProbe onSession={(s) => (seen = s)} />
+      </GatehouseProvider>,
+    );
+    await waitFor(() => expect(isGatehouseError(seen?.error, 'network_error')).toBe(true));
+    expect(sessionText()).toBe('signed-in:Ada Offline:stale');
+    // Retried with backoff meanwhile, and still signed in.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(sessionText()).toBe('signed-in:Ada Offline:stale');
+    proxy.offline = false;
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Offline:fresh'));
+    expect(seen?.error).toBeNull();
+  });
+
+  it('starts signed out with nothing stored, without a request', async () => {
+    render(<GatehouseProvider baseUrl={proxy.base} tokenStore={memorySessionStorage()}><SessionProbe /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    expect(proxy.requests).toEqual([]);
+  });
+});
+
+describe('coming back to the foreground', () => {
+  /** A clock the test moves: the SDK decides from it when the access token is due. */
+  function fakeClock() {
+    let offset = 0;
+    return { now: () => Date.now() + offset, advance: (ms: number) => void (offset += ms) };
+  }
+
+  async function withChat(storage: SessionStorage): Promise<string> {
+    const gh = createGatehouse({ baseUrl: SERVER, tokenStore: storage });
+    const agent = await gh.agents.create({ name: 'Helper', model: 'gpt-4o' });
+    return (await gh.chats.create({ agent_id: agent.id })).id;
+  }
+
+  function ThreeLists({ chatId }: { chatId: string }) {
+    const agents = useAgents();
+    const chats = useChats();
+    const messages = useMessages(chatId);
+    const loaded = [agents, chats, messages].every((list) => !list.loading && list.error === null);
+    return <Text testID="lists">{loaded ? `${agents.items.length}/${chats.items.length}/${messages.items.length}` : 'loading'}</Text>;
+  }
+
+  it('after the access token expired, three mounted hooks and the provider share exactly one refresh', async () => {
+    const { storage } = await returningUser();
+    const chatId = await withChat(storage);
+    const clock = fakeClock();
+    render(
+      <GatehouseProvider baseUrl={proxy.base} tokenStore={storage} options={{ now: clock.now }}>
+        <SessionProbe />
+        <ThreeLists chatId={chatId} />
+      </GatehouseProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('lists').props.children).toBe('1/1/0'));
+    const before = (await storage.get())!;
+    expect(proxy.count('POST', '/v1/auth/refresh')).toBe(0);
+
+    clock.advance(16 * 60_000); // past the 15-minute access token
+    const listsBefore = proxy.count('GET', '/v1/agents');
+    comeToForeground();
+    await waitFor(() => expect(proxy.count('GET', '/v1/agents')).toBe(listsBefore + 1));
+    await waitFor(() => expect(screen.getByTestId('lists').props.children).toBe('1/1/0'));
+    expect(proxy.count('POST', '/v1/auth/refresh')).toBe(1);
+    expect((await storage.get())!.refreshToken).not.toBe(before.refreshToken);
+    expect(sessionText()).toMatch(/^signed-in:/);
+  });
+
+  it('keeps the session through a 503 while refreshing, and retries until it succeeds', async () => {
+    const { storage } = await returningUser('Ada Patient');
+    const clock = fakeClock();
+    let seen: UseSession | undefined;
+    render(
+      <GatehouseProvider baseUrl={proxy.base} tokenStore={storage} options={{ now: clock.now, maxRetries: 0 }} retry={{ baseMs: 50, maxMs: 200 }}>
+        <SessionProbe onSession={(s) => (seen = s)} />
+      </GatehouseProvider>,
+    );
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Patient:fresh'));
+    const before = (await storage.get())!;
+    proxy.failNext('/v1/auth/refresh', 2);
+    clock.advance(16 * 60_000);
+    comeToForeground();
+    await waitFor(() => expect(isGatehouseError(seen?.error, 'service_unavailable')).toBe(true));
+    expect(sessionText()).toMatch(/^signed-in:Ada Patient/);
+    await waitFor(() => expect(proxy.count('POST', '/v1/auth/refresh')).toBe(3)); // two refused, then through
+    await waitFor(() => expect(seen?.error).toBeNull());
+    expect(sessionText()).toBe('signed-in:Ada Patient:fresh');
+    const after = (await storage.get())!;
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.expiresAt).toBeGreaterThan(clock.now());
+  });
+});
+
+describe('the end of a session', () => {
+  it('a session revoked elsewhere ends in signed-out, with nothing left in storage', async () => {
+    const { email, storage } = await returningUser('Ada Revoked');
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={storage}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Revoked:fresh'));
+
+    // The user signs out this phone from another device.
+    const other = createGatehouse({ baseUrl: SERVER, tokenStore: memorySessionStorage() });
+    await other.auth.login({ username: email, password: PASSWORD });
+    await other.sessions.revoke(sessionIdOf((await storage.get())!.accessToken));
+
+    await act(() => seen!.revalidate());
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    expect(await storage.get()).toBeNull();
+    expect(await storage.getUser()).toBeNull();
+  });
+
+  it('signs up, signs out and signs in through the hook', async () => {
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    const email = uniqueEmail();
+    await act(() => seen!.signUp({ email, password: PASSWORD, name: 'Ada New' }));
+    expect(sessionText()).toBe('signed-in:Ada New:fresh');
+    await act(() => seen!.signOut());
+    expect(sessionText()).toBe('signed-out:-:fresh');
+    const refused = await seen!.signIn(email, 'Not-The-Password-1').catch((error: unknown) => error);
+    expect(isGatehouseError(refused, 'invalid_credentials')).toBe(true);
+    await act(() => seen!.signIn(email, PASSWORD));
+    expect(sessionText()).toBe('signed-in:Ada New:fresh');
+  });
+});
+
+describe('mailed links that open the app (APP_LINK_URL)', () => {
+  it('completes email verification and a password reset through handleAuthLink', async () => {
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    const email = uniqueEmail();
+    await act(() => seen!.signUp({ email, password: PASSWORD, name: 'Ada Linked' }));
+    expect(seen!.user?.email_verified).toBe(false);
+
+    const verifyLink = await mailedLink(email, 'verify-email');
+    expect(verifyLink).toMatch(/^gatehouse-example:\/\/auth\/verify-email\?token=gthv_/);
+    await act(async () => expect(await seen!.handleAuthLink(verifyLink)).toEqual({ kind: 'email-verified' }));
+    expect(seen!.user?.email_verified).toBe(true);
+    const again = await seen!.handleAuthLink(verifyLink).catch((error: unknown) => error);
+    expect(isGatehouseError(again, 'invalid_token')).toBe(true); // single use
+
+    await createGatehouse({ baseUrl: SERVER }).auth.forgotPassword({ email });
+    const resetLink = await mailedLink(email, 'reset-password');
+    const reset = await seen!.handleAuthLink(resetLink);
+    if (reset.kind !== 'reset-password') throw new Error(`expected a reset link, got ${reset.kind}`);
+    await reset.complete('Brand-New-Secret-77');
+    // A reset signs out every session: this one ends at its next call; the new password works.
+    await act(() => seen!.revalidate());
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    await act(() => seen!.signIn(email, 'Brand-New-Secret-77'));
+    expect(sessionText()).toBe('signed-in:Ada Linked:fresh');
+    expect(await seen!.handleAuthLink('gatehouse-example://chat/42')).toEqual({ kind: 'not-an-auth-link' });
+  });
+});
