@@ -1,0 +1,73 @@
+/**
+ * The example app: the provider at the top, mailed links routed to handleAuthLink, and a small
+ * stack of screens chosen by state (no navigation library, to keep the example about Gatehouse).
+ */
+import { GatehouseProvider, useSession, type Agent, type AuthLinkResult, type Chat } from '@gatehouse/react-native';
+import { useEffect, useState } from 'react';
+import { ActivityIndicator, Linking, Text, View } from 'react-native';
+import { AgentsScreen } from './screens/AgentsScreen';
+import { ChatScreen } from './screens/ChatScreen';
+import { ChatsScreen } from './screens/ChatsScreen';
+import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
+import { SignInScreen } from './screens/SignInScreen';
+import { describeError, styles } from './ui';
+
+/** Where Gatehouse runs: EXPO_PUBLIC_GATEHOUSE_URL at bundle time; the Android emulator's name for the host otherwise. */
+const GATEHOUSE_URL = process.env.EXPO_PUBLIC_GATEHOUSE_URL ?? 'http://10.0.2.2:8080';
+
+export default function App() {
+  return (
+    <GatehouseProvider baseUrl={GATEHOUSE_URL}>
+      <Main />
+    </GatehouseProvider>
+  );
+}
+
+type Route = { screen: 'agents' } | { screen: 'chats'; agent: Agent } | { screen: 'chat'; chat: Chat; agent: Agent };
+
+function Main() {
+  const session = useSession();
+  const [route, setRoute] = useState<Route>({ screen: 'agents' });
+  const [reset, setReset] = useState<Extract<AuthLinkResult, { kind: 'reset-password' }> | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const { handleAuthLink, status } = session;
+
+  // Whoever signs in next starts at the agents list, not inside the last user's chat.
+  useEffect(() => {
+    if (status === 'signed-out') setRoute({ screen: 'agents' });
+  }, [status]);
+
+  // A mailed link that opened the app, at launch or while it runs (APP_LINK_URL=gatehouse-example://auth).
+  useEffect(() => {
+    const open = async (url: string | null) => {
+      if (!url) return;
+      try {
+        const result = await handleAuthLink(url);
+        if (result.kind === 'email-verified') setNotice('Your email address is verified.');
+        if (result.kind === 'reset-password') setReset(result);
+      } catch (error) {
+        setNotice(describeError(error));
+      }
+    };
+    void Linking.getInitialURL().then(open);
+    const subscription = Linking.addEventListener('url', ({ url }) => void open(url));
+    return () => subscription.remove();
+  }, [handleAuthLink]);
+
+  if (reset) return <ResetPasswordScreen complete={reset.complete} onDone={() => setReset(null)} />;
+  if (session.status === 'loading') return <ActivityIndicator style={{ flex: 1 }} />;
+  return (
+    <View style={{ flex: 1 }}>
+      {notice && <Text style={[styles.muted, { paddingTop: 40, paddingHorizontal: 16 }]} onPress={() => setNotice(null)}>{notice}</Text>}
+      {session.status === 'signed-out' ? (
+        <SignInScreen />
+      ) : route.screen === 'agents' ? (
+        <AgentsScreen onOpen={(agent) => setRoute({ screen: 'chats', agent })} />
+      ) : route.screen === 'chats' ? (
+        <ChatsScreen agent={route.agent} onOpen={(chat) => setRoute({ screen: 'chat', chat, agent: route.agent })} onBack={() => setRoute({ screen: 'agents' })} />
+      ) : (
+        <ChatScreen chat={route.chat} onBack={() => setRoute({ screen: 'chats', agent: route.agent })} />
+      )}
+    </View>
+  );
+}
