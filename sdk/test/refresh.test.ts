@@ -63,6 +63,22 @@ describe('refresh before expiry', () => {
     expect(recorder.count('POST', '/v1/auth/refresh')).toBe(1);
   });
 
+  it('session.accessToken() refreshes a due token ahead of need, shared with concurrent calls; null when signed out', async () => {
+    const clock = fakeClock();
+    const recorder = recordingFetch();
+    const { gh } = await signUp(server, { now: clock.now, fetch: recorder.fetch });
+    const before = (await gh.session.get())!;
+    expect(await gh.session.accessToken()).toBe(before.accessToken); // fresh: no request
+    expect(recorder.count('POST', '/v1/auth/refresh')).toBe(0);
+    clock.advance(45_000);
+    const [token] = await Promise.all([gh.session.accessToken(), gh.session.accessToken(), gh.me.get()]);
+    expect(recorder.count('POST', '/v1/auth/refresh')).toBe(1);
+    expect(token).toBe((await gh.session.get())!.accessToken);
+    expect(token).not.toBe(before.accessToken);
+    await gh.auth.logout();
+    expect(await gh.session.accessToken()).toBeNull();
+  });
+
   it('follows a refresh made by another client sharing the store (another tab) instead of refreshing again', async () => {
     const clock = fakeClock();
     const storage = new Map<string, string>();
