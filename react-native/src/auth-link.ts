@@ -34,7 +34,8 @@ export type AuthLinkResult =
 
 /**
  * Completes what a mailed link is for: a verification link is verified at once; a reset link
- * gives back `complete(newPassword)` for the screen that asks for it. Server refusals (a used or
+ * gives back `complete(newPassword)` for the screen that asks for it; it revokes the account's API keys too
+ * unless `revokeApiKeys: false` (a reset usually follows a compromise, as the dashboard assumes). Server refusals (a used or
  * expired link) are thrown as GatehouseError (`invalid_token`).
  */
 export async function handleAuthLink(client: Gatehouse, url: string): Promise<AuthLinkResult> {
@@ -48,7 +49,7 @@ export async function handleAuthLink(client: Gatehouse, url: string): Promise<Au
     kind: 'reset-password',
     token: link.token,
     complete: async (password, options = {}) => {
-      await client.auth.resetPassword({ token: link.token, password, revoke_api_keys: options.revokeApiKeys ?? false });
+      await client.auth.resetPassword({ token: link.token, password, revoke_api_keys: options.revokeApiKeys ?? true });
     },
   };
 }

@@ -203,11 +203,19 @@ describe('mailed links that open the app (APP_LINK_URL)', () => {
     const again = await seen!.handleAuthLink(verifyLink).catch((error: unknown) => error);
     expect(isGatehouseError(again, 'invalid_token')).toBe(true); // single use
 
+    // An API key made before the reset: the reset revokes it too (the default, as in the dashboard).
+    const owner = createGatehouse({ baseUrl: SERVER, tokenStore: memorySessionStorage() });
+    await owner.auth.login({ username: email, password: PASSWORD });
+    const { key } = await owner.apiKeys.create({ name: 'before the reset', scopes: ['agents:read'] });
+    await createGatehouse({ baseUrl: SERVER, apiKey: key }).agents.list();
+
     await createGatehouse({ baseUrl: SERVER }).auth.forgotPassword({ email });
     const resetLink = await mailedLink(email, 'reset-password');
     const reset = await seen!.handleAuthLink(resetLink);
     if (reset.kind !== 'reset-password') throw new Error(`expected a reset link, got ${reset.kind}`);
     await reset.complete('Brand-New-Secret-77');
+    const keyAfter = await createGatehouse({ baseUrl: SERVER, apiKey: key }).agents.list().catch((error: unknown) => error);
+    expect(isGatehouseError(keyAfter, 'invalid_token')).toBe(true);
     // A reset signs out every session: this one ends at its next call; the new password works.
     await act(() => seen!.revalidate());
     await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));

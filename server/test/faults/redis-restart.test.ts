@@ -54,7 +54,11 @@ describe('Redis restarted under load', () => {
     expect(server.child.exitCode, `the server died with Redis:\n${server.output().slice(-3_000)}`).toBeNull();
     const upAt = Date.now() - t0;
     await redis.start();
-    await within(20_000, '/readyz back to 200 after Redis returned', async () => readiness.at(-1)?.status === 200 && readiness.at(-1)!.at > upAt);
+    await within(20_000, '/readyz back to 200 after Redis returned', async () => readiness.at(-1)?.status === 200 && readiness.at(-1)!.at > upAt).catch((error: Error) => {
+      // Seen once in CI under load and not reproduced: say what readiness and the server said.
+      const recent = readiness.slice(-6).map((o) => `${o.at} ms: ${o.status ?? o.error} ${JSON.stringify(o.body?.checks ?? null)} (${o.ms} ms)`);
+      throw new Error(`${error.message} (Redis up at ${upAt} ms)\nlast probes:\n${recent.join('\n')}\nserver:\n${server.output().slice(-2_000)}`);
+    });
     const readyAt = Date.now() - t0;
     await sleep(3_000);
     stop = true;
