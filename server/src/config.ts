@@ -17,6 +17,11 @@ const INTS = {
   ACCOUNT_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
   HEADERS_TIMEOUT: IntString(1, 3_600),
   REQUEST_TIMEOUT: IntString(1, 3_600),
+  AGENTS_PER_ACCOUNT: IntString(1, 10_000_000),
+  CHATS_PER_ACCOUNT: IntString(1, 10_000_000),
+  MESSAGES_PER_CHAT: IntString(1, 10_000_000),
+  API_KEYS_PER_ACCOUNT: IntString(1, 100_000),
+  WEBHOOKS_PER_ACCOUNT: IntString(1, 10_000),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -51,6 +56,14 @@ export const Config = Type.Object({
   appleAppIds: Type.Array(Type.String()),
   /** The Android app that may open this host's links (assetlinks.json). */
   androidApp: Type.Optional(Type.Object({ package: Type.String(), certSha256: Type.Array(Type.String()) })),
+  /** How many of each an account may hold; past it, 422 limit_reached (modules/accounts/account-caps.ts). */
+  caps: Type.Object({
+    agentsPerAccount: Type.Integer(),
+    chatsPerAccount: Type.Integer(),
+    messagesPerChat: Type.Integer(),
+    apiKeysPerAccount: Type.Integer(),
+    webhooksPerAccount: Type.Integer(),
+  }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -204,6 +217,13 @@ export function loadConfig(env: Env = process.env): Config {
     appLinkUrl: readAppLinkUrl(env),
     appleAppIds: readAppleAppIds(env),
     androidApp: readAndroidApp(env),
+    caps: {
+      agentsPerAccount: readInt(env, 'AGENTS_PER_ACCOUNT', 10_000),
+      chatsPerAccount: readInt(env, 'CHATS_PER_ACCOUNT', 100_000),
+      messagesPerChat: readInt(env, 'MESSAGES_PER_CHAT', 10_000),
+      apiKeysPerAccount: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
+      webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
+    },
     logLevel,
     production,
   };

@@ -37,14 +37,28 @@ describe(`account events in the outbox (${dialect})`, () => {
     const byType = (type: string) => events.filter((e) => e.type === type);
     expect(byType('api_key.created')[0]!.data).toMatchObject({ id: key.id, name: 'ci', prefix: key.prefix });
     expect(JSON.stringify(byType('api_key.created'))).not.toContain(key.key);
-    expect(byType('api_key.revoked')[0]!.data).toEqual({ id: key.id });
+    expect(byType('api_key.revoked')[0]!.data).toEqual({ id: key.id, ids: [key.id] });
     expect(byType('user.updated')[0]!.data).toMatchObject({ id: user.id, name: 'Renamed' });
-    expect(byType('session.revoked').map((e) => e.data.id)).toContain(other);
+    expect(byType('session.revoked').find((e) => e.data.id === other)!.data).toEqual({ id: other, ids: [other], reason: 'revoked' });
     expect(byType('security.refresh_token_reused')).toHaveLength(1);
     expect(byType('session.revoked').find((e) => e.data.reason === 'refresh_token_reused')).toBeDefined();
 
     const deliveries = await t.deps.database.db.selectFrom('deliveries').select('event_id').where('endpoint_id', '=', hook.json().id).execute();
     const delivered = new Set(deliveries.map((d) => d.event_id));
     for (const e of events) expect(delivered.has(e.id), e.type).toBe(true);
+  });
+
+  it('writes one event for a revoke-all, naming every session it ended', async () => {
+    const user = await t.signUp();
+    const auth = bearer(user.tokens.access_token);
+    const others = [await t.login(user.email, user.password), await t.login(user.email, user.password), await t.login(user.email, user.password)];
+    const changed = await t.request({ method: 'POST', url: '/v1/users/me/password', headers: auth, payload: { current_password: user.password, new_password: 'Another-Long-Passphrase-31' } });
+    expect(changed.statusCode).toBe(204);
+    const revoked = (await eventsOf(user.id)).filter((e) => e.type === 'session.revoked');
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0]!.data.reason).toBe('password_changed');
+    expect(revoked[0]!.data.id).toBeUndefined();
+    const sid = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
+    expect([...(revoked[0]!.data.ids as string[])].sort()).toEqual(others.map((o) => sid(o.access_token)).sort());
   });
 });

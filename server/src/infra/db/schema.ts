@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types for Kysely. Portable on purpose: times are RFC 3339 text (sortable as text),
  * booleans are 0/1 integers, so SQLite and PostgreSQL hold the very same values.
@@ -16,6 +18,11 @@ export interface UsersTable {
   limit_per_day: number | null;
   created_at: string;
   updated_at: string;
+  /** What the account holds of each capped collection (migration 0007; modules/accounts/account-caps.ts). */
+  agent_count: Generated<number>;
+  chat_count: Generated<number>;
+  api_key_count: Generated<number>;
+  webhook_count: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -79,6 +86,7 @@ export interface ChatsTable {
   title: string | null;
   created_at: string;
   updated_at: string;
+  message_count: Generated<number>;
 }
 
 export interface MessagesTable {

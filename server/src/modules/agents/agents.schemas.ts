@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import { NameField } from '../users/users.schemas.js';
 
-export const AGENT_LIMITS = { perAccount: 10_000, description: 2_000, instructions: 32_768, metadataPairs: 16, metadataKey: 40, metadataValue: 500 } as const;
+export const AGENT_LIMITS = { description: 2_000, instructions: 32_768, metadataPairs: 16, metadataKey: 40, metadataValue: 500 } as const;
 
 // Key bounds go in propertyNames: a Record's key schema becomes a pattern and loses its length.
 const Metadata = Type.Record(Type.String(), Type.String({ maxLength: AGENT_LIMITS.metadataValue }), {

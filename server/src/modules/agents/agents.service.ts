@@ -4,9 +4,10 @@ import { toPage } from '../../http/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { AgentsTable, Database } from '../../infra/db/schema.js';
 import { newId } from '../../infra/ids.js';
+import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { cleanName } from '../users/users.service.js';
-import { AGENT_LIMITS, type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
+import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 
@@ -18,7 +19,7 @@ export function presentAgent(row: AgentRow) {
 }
 
 /** Agents belong to one account; every query is scoped by user_id, so another account sees 404. */
-export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; onEvent: () => void }) {
+export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: () => void }) {
   const { db, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
   const find = (q: Kysely<Database>, userId: string, id: string) =>
@@ -31,15 +32,12 @@ export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; 
         id: newId('agent'), user_id: userId, name: cleanName(body.name), description: body.description ?? '', instructions: body.instructions ?? '',
         model: body.model, metadata: JSON.stringify(body.metadata ?? {}), created_at: now, updated_at: now,
       };
-      await db.transaction().execute(async (trx) => {
-        const { n } = await trx.selectFrom('agents').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
-        if (Number(n) >= AGENT_LIMITS.perAccount) {
-          throw new AppError('limit_reached', `An account can hold at most ${AGENT_LIMITS.perAccount} agents.`, { limit: AGENT_LIMITS.perAccount });
-        }
+      const { deliveries } = await db.transaction().execute(async (trx) => {
+        await takeCapacity(trx, userId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
         await trx.insertInto('agents').values(row).execute();
-        await recordEvent(trx, clock, { userId, type: 'agent.created', data: presentAgent(row) });
+        return recordEvent(trx, clock, { userId, type: 'agent.created', data: presentAgent(row) });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       return row;
     },
 
@@ -56,7 +54,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; 
     },
 
     async update(userId: string, id: string, body: UpdateAgentBody): Promise<AgentRow> {
-      const updated = await db.transaction().execute(async (trx) => {
+      const { next: updated, deliveries } = await db.transaction().execute(async (trx) => {
         const row = await find(trx, userId, id);
         if (!row) throw notFound();
         const next: AgentRow = {
@@ -69,21 +67,24 @@ export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; 
           updated_at: isoTime(clock.now()),
         };
         await trx.updateTable('agents').set(next).where('id', '=', id).where('user_id', '=', userId).execute();
-        await recordEvent(trx, clock, { userId, type: 'agent.updated', data: presentAgent(next) });
-        return next;
+        const { deliveries } = await recordEvent(trx, clock, { userId, type: 'agent.updated', data: presentAgent(next) });
+        return { next, deliveries };
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       return updated;
     },
 
-    /** Its chats and messages go with it (ON DELETE CASCADE). */
+    /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      const { deliveries } = await db.transaction().execute(async (trx) => {
+        const chats = await trx.deleteFrom('chats').where('user_id', '=', userId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();
-        await recordEvent(trx, clock, { userId, type: 'agent.deleted', data: { id } });
+        await releaseCapacity(trx, userId, 'agent_count');
+        await releaseCapacity(trx, userId, 'chat_count', Number(chats.numDeletedRows));
+        return recordEvent(trx, clock, { userId, type: 'agent.deleted', data: { id } });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
     },
   };
 }

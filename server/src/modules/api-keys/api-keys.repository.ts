@@ -7,8 +7,6 @@ export function createApiKeysRepository(db: Kysely<Database>) {
   return {
     db,
     insert: (row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
-    countActive: (userId: string) =>
-      db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirstOrThrow().then((r) => Number(r.n)),
     findByHash: (hash: string) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst(),
     findForUser: (userId: string, id: string) =>
       db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),

@@ -9,14 +9,14 @@ import { sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { cleanName } from '../users/users.service.js';
 import { generateApiKey } from './api-key-format.js';
+import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
 
-export const MAX_ACTIVE_KEYS = 100;
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 
-export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; onEvent: () => void }) {
+export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: () => void }) {
   const { repo, bus, clock } = deps;
   return {
     async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
@@ -28,9 +28,6 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
         if (!(at > clock.now())) throw fieldError('/expires_at', 'in_past', 'expires_at must be in the future.');
         if (at - clock.now() > MAX_LIFETIME_MS) throw fieldError('/expires_at', 'too_far', 'expires_at must be within 5 years.');
         expiresAt = isoTime(at);
-      }
-      if ((await repo.countActive(userId)) >= MAX_ACTIVE_KEYS) {
-        throw new AppError('limit_reached', `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, { limit: MAX_ACTIVE_KEYS });
       }
       const key = generateApiKey();
       const row: ApiKeyRow = {
@@ -47,11 +44,12 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
         last_used_at: null,
         revoked_at: null,
       };
-      await repo.db.transaction().execute(async (trx) => {
+      const { deliveries } = await repo.db.transaction().execute(async (trx) => {
+        await takeCapacity(trx, userId, 'api_key_count', deps.maxActiveKeys, 'active API keys; revoke one first');
         await createApiKeysRepository(trx).insert(row);
-        await recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row) });
+        return recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row) });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       return { row, key };
     },
 
@@ -67,13 +65,14 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(userId: string, id: string): Promise<void> {
-      const hash = await repo.db.transaction().execute(async (trx) => {
+      const { hash, deliveries } = await repo.db.transaction().execute(async (trx) => {
         const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
-        if (revoked) await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id } });
-        return revoked;
+        if (!revoked) return { hash: undefined, deliveries: 0 };
+        await releaseCapacity(trx, userId, 'api_key_count');
+        return { hash: revoked, ...(await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } })) };
       });
       if (!hash) throw new AppError('not_found', 'No API key with this id.');
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
     },
 
@@ -84,12 +83,17 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
      */
     async revokeAllWithin(trx: Kysely<Database>, userId: string): Promise<{ ids: string[]; announce(): Promise<void> }> {
       const revoked = await createApiKeysRepository(trx).revokeAllForUser(userId, isoTime(clock.now()));
-      for (const { id } of revoked) await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id } });
+      const ids = revoked.map((r) => r.id);
+      let deliveries = 0;
+      if (ids.length) {
+        await releaseCapacity(trx, userId, 'api_key_count', ids.length);
+        deliveries = (await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { ids } })).deliveries;
+      }
       return {
-        ids: revoked.map((r) => r.id),
+        ids,
         async announce() {
           if (revoked.length === 0) return;
-          deps.onEvent();
+          if (deliveries) deps.onEvent();
           await bus.publish({ type: 'api-keys-revoked', hashes: revoked.map((r) => r.secret_hash) });
         },
       };

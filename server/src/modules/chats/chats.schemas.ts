@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 
-export const CHAT_LIMITS = { perAccount: 100_000, messagesPerChat: 10_000, title: 200, content: 32_768 } as const;
+export const CHAT_LIMITS = { title: 200, content: 32_768 } as const;
 
 export const Chat = Type.Object(
   { id: Type.String(), agent_id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), created_at: Timestamp, updated_at: Timestamp },

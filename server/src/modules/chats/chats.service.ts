@@ -4,8 +4,9 @@ import { toPage } from '../../http/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { ChatsTable, Database, MessagesTable } from '../../infra/db/schema.js';
 import { isId, newId } from '../../infra/ids.js';
+import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
-import { CHAT_LIMITS, type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';
+import { type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';
 
 export type ChatRow = Selectable<ChatsTable>;
 export type MessageRow = Selectable<MessagesTable>;
@@ -18,7 +19,7 @@ export const presentMessage = (m: MessageRow) => ({ id: m.id, chat_id: m.chat_id
  * becomes a `chat.message.created` event for the agent's runtime, which answers by posting an
  * assistant message with an API key. No model runs here.
  */
-export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; onEvent: () => void }) {
+export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; caps: Pick<Caps, 'chatsPerAccount' | 'messagesPerChat'>; onEvent: () => void }) {
   const { db, clock } = deps;
   const chatNotFound = () => new AppError('not_found', 'No chat with this id.');
   const findChat = (q: Kysely<Database>, userId: string, id: string) =>
@@ -29,16 +30,15 @@ export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; o
       const now = isoTime(clock.now());
       const unknownAgent = () => fieldError('/agent_id', 'not_found', 'agent_id does not name an agent of this account.');
       if (!isId('agent', body.agent_id)) throw unknownAgent();
-      const row: ChatRow = { id: newId('chat'), user_id: userId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now };
-      await db.transaction().execute(async (trx) => {
+      const row: ChatRow = { id: newId('chat'), user_id: userId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now, message_count: 0 };
+      const { deliveries } = await db.transaction().execute(async (trx) => {
         const agent = await trx.selectFrom('agents').select('id').where('user_id', '=', userId).where('id', '=', body.agent_id).executeTakeFirst();
         if (!agent) throw unknownAgent();
-        const { n } = await trx.selectFrom('chats').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
-        if (Number(n) >= CHAT_LIMITS.perAccount) throw new AppError('limit_reached', `An account can hold at most ${CHAT_LIMITS.perAccount} chats.`, { limit: CHAT_LIMITS.perAccount });
+        await takeCapacity(trx, userId, 'chat_count', deps.caps.chatsPerAccount, 'chats');
         await trx.insertInto('chats').values(row).execute();
-        await recordEvent(trx, clock, { userId, type: 'chat.created', data: presentChat(row) });
+        return recordEvent(trx, clock, { userId, type: 'chat.created', data: presentChat(row) });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       return row;
     },
 
@@ -56,35 +56,50 @@ export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; o
     },
 
     async delete(userId: string, id: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      const { deliveries } = await db.transaction().execute(async (trx) => {
         const result = await trx.deleteFrom('chats').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw chatNotFound();
-        await recordEvent(trx, clock, { userId, type: 'chat.deleted', data: { id } });
+        await releaseCapacity(trx, userId, 'chat_count');
+        return recordEvent(trx, clock, { userId, type: 'chat.deleted', data: { id } });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
     },
 
+    /**
+     * One conditional UPDATE finds the owner's chat, takes a place under the per-chat cap and
+     * stamps updated_at; the message and its event follow. Only a refusal looks further (404 or 422).
+     */
     async postMessage(userId: string, chatId: string, body: CreateMessageBody): Promise<MessageRow> {
       const now = isoTime(clock.now());
       const row: MessageRow = { id: newId('message'), chat_id: chatId, user_id: userId, role: body.role, content: body.content, created_at: now };
-      await db.transaction().execute(async (trx) => {
-        const chat = await findChat(trx, userId, chatId);
-        if (!chat) throw chatNotFound();
-        const { n } = await trx.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('chat_id', '=', chatId).executeTakeFirstOrThrow();
-        if (Number(n) >= CHAT_LIMITS.messagesPerChat) throw new AppError('limit_reached', `A chat can hold at most ${CHAT_LIMITS.messagesPerChat} messages; start a new chat.`, { limit: CHAT_LIMITS.messagesPerChat });
+      const cap = deps.caps.messagesPerChat;
+      const { deliveries } = await db.transaction().execute(async (trx) => {
+        const chat = await trx
+          .updateTable('chats')
+          .set((eb) => ({ message_count: eb('message_count', '+', 1), updated_at: now }))
+          .where('id', '=', chatId)
+          .where('user_id', '=', userId)
+          .where('message_count', '<', cap)
+          .returning('agent_id')
+          .executeTakeFirst();
+        if (!chat) {
+          if (!(await findChat(trx, userId, chatId))) throw chatNotFound();
+          throw new AppError('limit_reached', `A chat can hold at most ${cap} messages; start a new chat.`, { limit: cap });
+        }
         await trx.insertInto('messages').values(row).execute();
-        await trx.updateTable('chats').set({ updated_at: now }).where('id', '=', chatId).execute();
-        await recordEvent(trx, clock, { userId, type: 'chat.message.created', data: { ...presentMessage(row), agent_id: chat.agent_id } });
+        return recordEvent(trx, clock, { userId, type: 'chat.message.created', data: { ...presentMessage(row), agent_id: chat.agent_id } });
       });
-      deps.onEvent();
+      if (deliveries) deps.onEvent();
       return row;
     },
 
+    /** Carries the owner in the query; only an empty page asks whether the chat is there at all. */
     async listMessages(userId: string, chatId: string, limit: number, cursor?: string) {
-      if (!(await findChat(db, userId, chatId))) throw chatNotFound();
-      let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
+      let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId).where('user_id', '=', userId);
       if (cursor) q = q.where('id', '<', cursor);
-      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+      const rows = await q.orderBy('id', 'desc').limit(limit + 1).execute();
+      if (rows.length === 0 && !(await findChat(db, userId, chatId))) throw chatNotFound();
+      return toPage(rows, limit);
     },
   };
 }

@@ -11,6 +11,12 @@ export interface EventEnvelope {
   data: unknown;
 }
 
+export interface RecordedEvent {
+  event: EventEnvelope;
+  /** Pending deliveries written with it: wake the delivery worker after the commit only when > 0. */
+  deliveries: number;
+}
+
 /**
  * The transactional outbox: called with the transaction that makes the change, it writes the
  * event and one pending delivery per matching enabled endpoint. Either all of it commits with the
@@ -20,7 +26,7 @@ export async function recordEvent(
   trx: Kysely<Database>,
   clock: Clock,
   input: { userId: string; type: EventType; data: unknown; onlyEndpointId?: string },
-): Promise<EventEnvelope> {
+): Promise<RecordedEvent> {
   const now = isoTime(clock.now());
   const event: EventEnvelope = { id: newId('event'), type: input.type, created_at: now, data: input.data };
   await trx.insertInto('events').values({ id: event.id, user_id: input.userId, type: event.type, data: JSON.stringify(event.data), created_at: now }).execute();
@@ -37,5 +43,5 @@ export async function recordEvent(
       })))
       .execute();
   }
-  return event;
+  return { event, deliveries: targets.length };
 }

@@ -49,15 +49,21 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     if (ids.length) await revocations.revoke(ids, revokedUntil());
   }
 
-  /** Marks sessions revoked and writes a session.revoked event for each, in one transaction. */
+  /**
+   * Marks sessions revoked in one statement and writes one session.revoked event for them, in one
+   * transaction: `{ id, ids: [id], reason }` for one session, `{ ids, reason }` for all of an
+   * account's (sign out everywhere, a password change or reset, a disabled account).
+   */
   async function revokeWithEvents(where: Parameters<SessionsRepository['revoke']>[0], reason: string, extra?: { type: 'security.refresh_token_reused' }): Promise<string[]> {
-    const ids = await sessions.db.transaction().execute(async (trx) => {
+    const { ids, deliveries } = await sessions.db.transaction().execute(async (trx) => {
       const revoked = await createSessionsRepository(trx, sessions.dialect).revoke(where, isoTime(clock.now()), reason);
-      for (const id of revoked) await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data: { id, reason } });
-      if (extra && revoked.length) await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } });
-      return revoked;
+      if (revoked.length === 0) return { ids: revoked, deliveries: 0 };
+      const data = where.sessionId ? { id: revoked[0], ids: revoked, reason } : { ids: revoked, reason };
+      let written = (await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data })).deliveries;
+      if (extra) written += (await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } })).deliveries;
+      return { ids: revoked, deliveries: written };
     });
-    if (ids.length) deps.onEvent?.();
+    if (deliveries) deps.onEvent?.();
     await revokeSessions(ids);
     return ids;
   }

@@ -90,6 +90,10 @@ export function createUsersService(deps: UsersServiceDeps) {
         limit_per_day: null,
         created_at: now,
         updated_at: now,
+        agent_count: 0,
+        chat_count: 0,
+        api_key_count: 0,
+        webhook_count: 0,
       };
       try {
         await users.insert(row);
@@ -105,11 +109,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       const user = await requireUser(userId);
       if (changes.name === undefined) return user;
       const next = { name: cleanName(changes.name), updated_at: isoTime(clock.now()) };
-      await users.db.transaction().execute(async (trx) => {
+      const { deliveries } = await users.db.transaction().execute(async (trx) => {
         await createUsersRepository(trx).update(userId, next);
-        await recordEvent(trx, clock, { userId, type: 'user.updated', data: { id: userId, email: user.email, name: next.name, updated_at: next.updated_at } });
+        return recordEvent(trx, clock, { userId, type: 'user.updated', data: { id: userId, email: user.email, name: next.name, updated_at: next.updated_at } });
       });
-      deps.onEvent?.();
+      if (deliveries) deps.onEvent?.();
       await accounts.changed(userId);
       return { ...user, ...next };
     },

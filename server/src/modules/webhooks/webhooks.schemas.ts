@@ -3,7 +3,7 @@ import { PageLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 import { DELIVERY_STATUSES } from './deliveries.repository.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 
-export const WEBHOOK_LIMITS = { perAccount: 20, url: 2048, description: 500, events: 20 } as const;
+export const WEBHOOK_LIMITS = { url: 2048, description: 500, events: 20 } as const;
 
 /** Every accepted subscription: each type, `*`, and `group.*` at each dot (what isEventPattern accepts). */
 export const EVENT_PATTERNS: string[] = [

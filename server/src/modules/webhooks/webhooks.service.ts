@@ -6,10 +6,11 @@ import type { DialectName } from '../../infra/db/database.js';
 import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
 import { newId } from '../../infra/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
+import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
-import { WEBHOOK_LIMITS, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
+import { type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -26,6 +27,8 @@ export interface WebhooksDeps {
   allowPrivate: boolean;
   /** GATEHOUSE_SECRET: seals endpoint secrets at rest when set. */
   secret: string | undefined;
+  /** WEBHOOKS_PER_ACCOUNT. */
+  maxEndpoints: number;
   onEvent: () => void;
 }
 
@@ -56,12 +59,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         secret: sealWebhookSecret(secret, deps.secret), enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
       };
       await db.transaction().execute(async (trx) => {
-        // PostgreSQL: serialise creates per account on the user row, so two racing creates cannot both pass the count.
-        if (deps.dialect === 'postgres') await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-        const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
-        if (Number(n) >= WEBHOOK_LIMITS.perAccount) {
-          throw new AppError('limit_reached', `An account can hold at most ${WEBHOOK_LIMITS.perAccount} webhook endpoints.`, { limit: WEBHOOK_LIMITS.perAccount });
-        }
+        await takeCapacity(trx, userId, 'webhook_count', deps.maxEndpoints, 'webhook endpoints');
         await trx.insertInto('webhook_endpoints').values(row).execute();
       });
       return { row, secret };
@@ -99,8 +97,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     /** Its deliveries and their attempts go with it (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
-      const result = await db.deleteFrom('webhook_endpoints').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) throw notFound();
+      await db.transaction().execute(async (trx) => {
+        const result = await trx.deleteFrom('webhook_endpoints').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+        if (Number(result.numDeletedRows) === 0) throw notFound();
+        await releaseCapacity(trx, userId, 'webhook_count');
+      });
     },
 
     /** Records a webhook.test event for this endpoint only; the worker delivers it like any other. */
@@ -109,7 +110,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         const row = await find(trx, userId, id);
         if (!row) throw notFound();
         if (row.enabled !== 1) throw new AppError('conflict', 'This endpoint is disabled; enable it (PATCH enabled: true) before sending a test.');
-        const event = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
+        const { event } = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
         const delivery = await trx.selectFrom('deliveries').select('id').where('event_id', '=', event.id).where('endpoint_id', '=', id).executeTakeFirstOrThrow();
         return delivery.id;
       });

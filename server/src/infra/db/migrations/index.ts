@@ -4,6 +4,7 @@ import * as apiKeys from './0002-api-keys.js';
 import * as platform from './0003-platform.js';
 import * as emailAndSecurityLog from './0005-email-and-security-log.js';
 import * as idempotencyLocation from './0006-idempotency-location.js';
+import * as countersAndIndexes from './0007-counters-and-indexes.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   // 0004 is left for the webhooks work, should it need a migration of its own.
   '0005-email-and-security-log': emailAndSecurityLog,
   '0006-idempotency-location': idempotencyLocation,
+  '0007-counters-and-indexes': countersAndIndexes,
 };

@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import { AppError } from '../../http/error-catalogue.js';
+import type { Database } from '../../infra/db/schema.js';
+
+/** The counters beside each account (migration 0007): what it holds of each capped collection. */
+export type AccountCounter = 'agent_count' | 'chat_count' | 'api_key_count' | 'webhook_count';
+
+/** How many of each an account may hold (config: AGENTS_PER_ACCOUNT and the rest). */
+export interface Caps {
+  agentsPerAccount: number;
+  chatsPerAccount: number;
+  messagesPerChat: number;
+  apiKeysPerAccount: number;
+  webhooksPerAccount: number;
+}
+
+/**
+ * Takes one of the account's `cap` in the caller's transaction, or throws 422 limit_reached. One
+ * conditional UPDATE, no COUNT(*): it holds the account row's lock (PostgreSQL) or the write lock
+ * (SQLite) until the transaction ends, so concurrent creates on any number of instances can never
+ * together pass the cap. Give the unit back with `releaseCapacity` when the thing is deleted.
+ */
+export async function takeCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, cap: number, what: string): Promise<void> {
+  const result = await trx
+    .updateTable('users')
+    .set((eb) => ({ [counter]: eb(counter, '+', 1) }))
+    .where('id', '=', userId)
+    .where(counter, '<', cap)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new AppError('limit_reached', `An account can hold at most ${cap} ${what}.`, { limit: cap });
+}
+
+/** Gives back `count` units (a delete, a revoke) in the transaction that removed them. */
+export async function releaseCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, count = 1): Promise<void> {
+  if (count > 0) await trx.updateTable('users').set((eb) => ({ [counter]: eb(counter, '-', count) })).where('id', '=', userId).execute();
+}
