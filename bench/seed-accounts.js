@@ -1,8 +1,8 @@
 // Bulk load for the cost-growth part: SEED_USERS accounts holding SEED_AGENTS agents between
 // them, written straight into a Gatehouse database the server has already migrated (and is not
-// running on). Ids come from the server's own infra/ids.ts, so they have its exact format and
+// running on). Ids come from the server's own core/ids.ts, so they have its exact format and
 // order; run with `node --import tsx` from the server directory (lib/growth.js does).
-//   SEED_DATABASE_URL  sqlite:<file> or postgres://…   SEED_IDS_MODULE  path of server/src/infra/ids.ts
+//   SEED_DATABASE_URL  sqlite:<file> or postgres://…   SEED_IDS_MODULE  path of server/src/core/ids.ts
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -17,25 +17,7 @@ import { deferredChildLoggerFactory, logsAt } from './http/request-logger.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
-import { Agent } from './modules/agents/agents.schemas.js';
-import { chatsRoutes } from './modules/chats/chats.routes.js';
-import { accountEmailRoutes } from './modules/email/account-email.routes.js';
-import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
-import { Chat, Message } from './modules/chats/chats.schemas.js';
-import { agentsRoutes } from './modules/agents/agents.routes.js';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
-import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
-import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
-import { appLinksRoutes } from './modules/app-links/app-links.routes.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { TokenResponse } from './modules/auth/auth.schemas.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
-import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
-import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
-import { usersRoutes } from './modules/users/users.routes.js';
-import { Me, User } from './modules/users/users.schemas.js';
+import { ROOT_MODULES, V1_MODULES } from './modules.js';
 
 export interface BuildOptions {
   /** A pino logger; tests pass one writing to memory, main.ts one writing to stdout. */
@@ -47,6 +29,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   const { config } = deps;
   const metrics = createMetrics();
   const durations = createRequestDurations(metrics);
+  const moduleDeps = { ...deps, metrics };
   const authentication: AuthenticateDeps = {
     accessTokens: deps.accessTokens, revocations: deps.revocations, apiKeys: deps.apiKeyVerifier,
     accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
@@ -81,7 +64,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
   // Every named schema is added here, at the root: a child plugin calling addSchema would get
   // Fastify's default validator instead of ours (lenient bodies) for its routes.
-  for (const schema of [ProblemSchema, User, Me, TokenResponse, Jwks, Session, ApiKey, CreatedApiKey, Usage, AdminUser, Agent, Chat, Message, SecurityEvent, WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery]) app.addSchema(schema);
+  app.addSchema(ProblemSchema);
+  for (const module of [...V1_MODULES, ...ROOT_MODULES]) for (const schema of module.schemas ?? []) app.addSchema(schema);
 
   registerCommonHeaders(app);
   // One line per request at LOG_LEVEL=info or lower. The level is fixed at start (LOG_LEVEL), so
@@ -110,24 +94,10 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   registerErrorsPage(app);
 
   await app.register(async (v1) => {
-    const { securityLog, accountEmail } = deps;
-    await v1.register(authRoutes, { users: deps.users, login: deps.login, sessions: deps.sessions, accountEmail, securityLog });
-    await v1.register(accountEmailRoutes, { accountEmail });
-    await v1.register(usersRoutes, { users: deps.users, securityLog, accountEmail });
-    await v1.register(securityLogRoutes, { securityLog });
-    await v1.register(sessionsRoutes, { sessions: deps.sessions, securityLog });
-    await v1.register(apiKeysRoutes, { apiKeys: deps.apiKeys, securityLog });
-    await v1.register(usageRoutes, { limiter: deps.limiter });
-    await v1.register(adminRoutes, { admin: deps.admin, securityLog });
-    await v1.register(agentsRoutes, { agents: deps.agents });
-    await v1.register(chatsRoutes, { chats: deps.chats });
-    await v1.register(webhooksRoutes, { webhooks: deps.webhooks.service });
-    await v1.register(jwksRoute(deps.keyRing, { hide: false }));
+    for (const module of V1_MODULES) await module.register(v1, moduleDeps);
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/v1' });
-  await app.register(jwksRoute(deps.keyRing, { hide: true }));
-  await app.register(appLinksRoutes(config));
-  await app.register(healthRoutes({ checks: deps.readiness, metrics }));
+  for (const module of ROOT_MODULES) await module.register(app, moduleDeps);
   await registerDashboard(app);
   return app;
 }

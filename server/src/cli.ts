@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { systemClock, isoTime } from './infra/clock.js';
 import { migrateToLatest, openDatabase } from './infra/db/database.js';
-import { AppError } from './http/error-catalogue.js';
-import { changeTier, isTier, limitsFor, TIERS } from './modules/limits/tiers.js';
+import { AppError } from './core/errors.js';
+import { changeTier, isTier, limitsFor, TIERS } from './core/tiers.js';
 import { rotateSigningKeys } from './modules/tokens/signing-keys.js';
 import { createUsersRepository } from './modules/users/users.repository.js';
 

@@ -14,7 +14,7 @@ import { ManualClock } from '../src/infra/clock.js';
 import { openDatabase } from '../src/infra/db/database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
-import { TIERS } from '../src/modules/limits/tiers.js';
+import { TIERS } from '../src/core/tiers.js';
 import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 /**

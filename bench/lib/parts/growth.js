@@ -33,7 +33,7 @@ async function seededDeployment(ctx, mode, { accounts, agents }) {
       SEED_DATABASE_URL: deployment.env.DATABASE_URL,
       SEED_USERS: String(accounts - 1),
       SEED_AGENTS: String(agents - AGENTS_PAGE),
-      SEED_IDS_MODULE: join(root, 'server', 'src', 'infra', 'ids.ts'),
+      SEED_IDS_MODULE: join(root, 'server', 'src', 'core', 'ids.ts'),
     }, join(root, 'server'), 30 * 60_000);
     seeded = JSON.parse(out.split('\n').pop());
   });

@@ -701,6 +701,17 @@ export interface components {
              */
             created_at: string;
         };
+        TokenResponse: {
+            /** @description EdDSA-signed JWT; send as Authorization: Bearer */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "bearer";
+            /** @description Seconds until the access token expires */
+            expires_in: number;
+            /** @description Opaque; single use, rotated on every refresh */
+            refresh_token: string;
+            scope: string;
+        };
         Me: {
             id: string;
             email: string;
@@ -725,26 +736,20 @@ export interface components {
                 per_day: number;
             };
         };
-        TokenResponse: {
-            /** @description EdDSA-signed JWT; send as Authorization: Bearer */
-            access_token: string;
+        SecurityEvent: {
+            id: string;
             /** @enum {string} */
-            token_type: "bearer";
-            /** @description Seconds until the access token expires */
-            expires_in: number;
-            /** @description Opaque; single use, rotated on every refresh */
-            refresh_token: string;
-            scope: string;
-        };
-        Jwks: {
-            keys: {
-                kty: string;
-                crv: string;
-                x: string;
-                kid: string;
-                alg: string;
-                use: string;
-            }[];
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin";
+            ip: string | null;
+            user_agent: string | null;
+            detail: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
         };
         Session: {
             id: string;
@@ -901,21 +906,6 @@ export interface components {
              */
             created_at: string;
         };
-        SecurityEvent: {
-            id: string;
-            /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin";
-            ip: string | null;
-            user_agent: string | null;
-            detail: {
-                [key: string]: unknown;
-            };
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            created_at: string;
-        };
         WebhookEndpoint: {
             /** @example whk_01jd4z3k8x2v6n9q7w5e3r1t0y */
             id: string;
@@ -994,6 +984,16 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             updated_at: string;
+        };
+        Jwks: {
+            keys: {
+                kty: string;
+                crv: string;
+                x: string;
+                kid: string;
+                alg: string;
+                use: string;
+            }[];
         };
     };
     responses: never;

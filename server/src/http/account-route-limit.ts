@@ -1,6 +1,6 @@
 import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
 import type { AuthContext } from './auth-context.js';
-import { AppError } from './error-catalogue.js';
+import { AppError } from '../core/errors.js';
 
 /** Per account as configured; per IP ten times that (one office behind one address). */
 const IP_FACTOR = 10;

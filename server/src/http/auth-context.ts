@@ -1,17 +1,9 @@
 import type { RateDecision } from '../modules/limits/rate-limiter.js';
 import type { Scope } from '../modules/tokens/scopes.js';
 import type { UserRow } from '../modules/users/users.repository.js';
+import type { AuthContext } from '../core/credentials.js';
 
-/** Who is calling, resolved once per request by the authenticate hook. */
-export interface AuthContext {
-  userId: string;
-  /** Present for access tokens from a login; null for API keys. */
-  sessionId: string | null;
-  credential: 'access_token' | 'api_key';
-  scopes: ReadonlySet<string>;
-  /** The key's id when the credential is an API key. */
-  apiKeyId?: string;
-}
+export type { AuthContext };
 
 /**
  * What a route demands, declared in its `config.auth`:

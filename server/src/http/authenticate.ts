@@ -4,20 +4,16 @@ import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
-import { limitsFor } from '../modules/limits/tiers.js';
+import { limitsFor } from '../core/tiers.js';
 import type { AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
-import { AppError } from './error-catalogue.js';
+import type { ApiKeyVerifier } from '../core/credentials.js';
+import { AppError } from '../core/errors.js';
 import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
-export interface ApiKeyVerifier {
-  verify(secret: string): Promise<AuthContext>;
-  /** A key verified before, without a promise; undefined when not cached. Throws for junk. */
-  verifyCached(secret: string): AuthContext | undefined;
-}
 
 export interface AuthenticateDeps {
   accessTokens: AccessTokens;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { AppError } from './error-catalogue.js';
+import { AppError } from '../core/errors.js';
 import { createFailureLog } from './failure-log.js';
 
 function recordingRequest() {

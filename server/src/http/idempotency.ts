@@ -4,7 +4,7 @@ import type { Clock } from '../infra/clock.js';
 import { isoTime } from '../infra/clock.js';
 import { isUniqueViolation } from '../infra/db/errors.js';
 import type { Database } from '../infra/db/schema.js';
-import { AppError } from './error-catalogue.js';
+import { AppError } from '../core/errors.js';
 import { matchesFingerprint, requestFingerprint } from './request-fingerprint.js';
 import { addResponses } from './route-hooks.js';
 import { problemResponses } from './schemas.js';

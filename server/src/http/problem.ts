@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../infra/db/errors.js';
-import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './error-catalogue.js';
+import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../core/errors.js';
 import { createFailureLog } from './failure-log.js';
 import { documentFrameworkErrors } from './framework-responses.js';
 import { validationToFieldErrors } from './validation.js';

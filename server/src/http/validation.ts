@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from './error-catalogue.js';
+import type { FieldError } from '../core/errors.js';
 
 /**
  * Two validators: bodies are strict (no type coercion, unknown fields are errors, so typos

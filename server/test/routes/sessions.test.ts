@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/infra/clock.js';
-import { newId } from '../../src/infra/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { createMemoryRevocationList } from '../../src/infra/revocation.js';
 import { createSessionsRepository } from '../../src/modules/sessions/sessions.repository.js';
 import { createSessionsService } from '../../src/modules/sessions/sessions.service.js';

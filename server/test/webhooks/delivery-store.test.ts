@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/infra/clock.js';
 import { openDatabase, type DatabaseHandle } from '../../src/infra/db/database.js';
-import { newId } from '../../src/infra/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { recordEvent } from '../../src/modules/events/event-outbox.js';
 import { createDeliveryStore } from '../../src/modules/webhooks/delivery-store.js';
 import { createTestApp, dialect, type TestApp } from '../harness.js';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock.js';
-import { newId } from '../../src/infra/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { newWebhookSecret, sealWebhookSecret } from '../../src/modules/webhooks/webhook-secret.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 import { startReceiver, type Receiver } from './receiver.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 import type { Database } from '../../infra/db/schema.js';
 
 /** The counters beside each account (migration 0007): what it holds of each capped collection. */

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../http/error-catalogue.js';
-import { assertCursor } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { assertCursor } from '../../core/pagination.js';
 import { listOf, PageLimit, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
-import { isId } from '../../infra/ids.js';
-import { limitsFor, TIERS } from '../limits/tiers.js';
+import { isId } from '../../core/ids.js';
+import { limitsFor, TIERS } from '../../core/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
 import type { AdminService } from './admin.service.js';
 import { requireAuth } from '../../http/authenticate.js';
-import { clientOf } from '../../http/client-info.js';
+import { clientOf } from '../../core/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
 // The columns are `integer` (32-bit on PostgreSQL): a larger limit overflowed there (a 500, found by fuzzing).

@@ -1,10 +1,10 @@
-import { AppError } from '../../http/error-catalogue.js';
-import { toPage } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
-import { changeTier, type Tier } from '../limits/tiers.js';
+import { changeTier, type Tier } from '../../core/tiers.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 

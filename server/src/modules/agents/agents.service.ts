@@ -1,12 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AppError } from '../../http/error-catalogue.js';
-import { toPage } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { AgentsTable, Database } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
-import { cleanName } from '../users/users.service.js';
+import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
 
 export type AgentRow = Selectable<AgentsTable>;

@@ -1,6 +1,5 @@
-import type { AuthContext } from '../../http/auth-context.js';
-import type { ApiKeyVerifier } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
+import type { ApiKeyVerifier, AuthContext } from '../../core/credentials.js';
+import { AppError } from '../../core/errors.js';
 import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { LruCache } from '../../infra/lru-cache.js';

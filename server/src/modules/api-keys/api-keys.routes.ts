@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
-import { assertCursor } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
-import { isId } from '../../infra/ids.js';
+import { isId } from '../../core/ids.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { NameField } from '../users/users.schemas.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import type { ApiKeysService } from './api-keys.service.js';
-import { clientOf } from '../../http/client-info.js';
+import { clientOf } from '../../core/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
 const ScopeField = StringEnum(ALL_SCOPES);

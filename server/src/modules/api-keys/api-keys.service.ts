@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import { AppError, fieldError } from '../../http/error-catalogue.js';
+import { AppError, fieldError } from '../../core/errors.js';
 import type { Database } from '../../infra/db/schema.js';
-import { toPage } from '../../http/pagination.js';
+import { toPage } from '../../core/pagination.js';
 import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import { sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
-import { cleanName } from '../users/users.service.js';
+import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
 import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 
 export interface AppLinksConfig {
   publicUrl: string;

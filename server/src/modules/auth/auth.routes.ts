@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 import { problemResponses } from '../../http/schemas.js';
-import { clientOf } from '../../http/client-info.js';
+import { clientOf } from '../../core/client-info.js';
 import type { AccountEmailService } from '../email/account-email.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';

@@ -1,5 +1,5 @@
-import type { ClientInfo } from '../../http/client-info.js';
-import { AppError, tooManyAttempts } from '../../http/error-catalogue.js';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError, tooManyAttempts } from '../../core/errors.js';
 import type { AttemptBucket, AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';

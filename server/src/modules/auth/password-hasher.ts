@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 import { availableParallelism } from 'node:os';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 import { ConcurrencyGate, GateFullError } from '../../infra/concurrency-gate.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id; a const enum, which verbatimModuleSyntax cannot import

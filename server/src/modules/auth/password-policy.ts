@@ -1,5 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { AppError, type FieldError } from '../../http/error-catalogue.js';
+import { AppError, type FieldError } from '../../core/errors.js';
 
 /**
  * NIST SP 800-63B: length 8–64+ (we allow 128), no composition rules, and refuse passwords

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AppError, fieldError } from '../../http/error-catalogue.js';
-import { toPage } from '../../http/pagination.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { ChatsTable, Database, MessagesTable } from '../../infra/db/schema.js';
-import { isId, newId } from '../../infra/ids.js';
+import { isId, newId } from '../../core/ids.js';
 import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { clientOf } from '../../http/client-info.js';
+import { clientOf } from '../../core/client-info.js';
 import { problemResponses } from '../../http/schemas.js';
 import { EmailField, PasswordField } from '../users/users.schemas.js';
 import type { AccountEmailService } from './account-email.service.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { ClientInfo } from '../../http/client-info.js';
-import { AppError, tooManyAttempts } from '../../http/error-catalogue.js';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError, tooManyAttempts } from '../../core/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';

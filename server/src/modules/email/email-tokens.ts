@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';

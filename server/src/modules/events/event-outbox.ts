@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import { patternMatches, type EventType } from './event-types.js';
 
 export interface EventEnvelope {

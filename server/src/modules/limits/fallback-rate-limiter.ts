@@ -1,5 +1,5 @@
 import { promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
-import type { Limits } from './tiers.js';
+import type { Limits } from '../../core/tiers.js';
 
 /**
  * When Redis cannot answer (down, timing out), requests are limited by this instance's own

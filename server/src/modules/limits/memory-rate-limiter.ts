@@ -1,5 +1,5 @@
 import { budgetState, DAY_MS, decide, drain, type BucketState, type RateDecision, type RateLimiter } from './rate-limiter.js';
-import type { Limits } from './tiers.js';
+import type { Limits } from '../../core/tiers.js';
 
 /** Embedded default: exact within one process (Node runs it on one thread). */
 export function createMemoryRateLimiter(now: () => number = Date.now, maxAccounts = 200_000): RateLimiter {

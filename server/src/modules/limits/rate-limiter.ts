@@ -1,4 +1,4 @@
-import type { Limits } from './tiers.js';
+import type { Limits } from '../../core/tiers.js';
 
 /**
  * Per-account request budget: a rolling minute (GCRA: sustained rate and bursts both ≤ the

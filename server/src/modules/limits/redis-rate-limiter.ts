@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { budgetState, DAY_MS, decide, drain, promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
-import type { Limits } from './tiers.js';
+import type { Limits } from '../../core/tiers.js';
 
 /**
  * Both windows in one atomic step per request: the script drains the minute bucket, reads the

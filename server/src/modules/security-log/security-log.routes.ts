@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { assertCursor } from '../../http/pagination.js';
+import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SECURITY_EVENT_TYPES, type SecurityLog } from './security-log.js';
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ClientInfo } from '../../http/client-info.js';
-import { toPage } from '../../http/pagination.js';
+import type { ClientInfo } from '../../core/client-info.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 
 /** What the account holder can see happened to their account. Public API: add, never rename. */
 export const SECURITY_EVENT_TYPES = [

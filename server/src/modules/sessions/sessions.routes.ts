@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
-import { assertCursor } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses, Timestamp } from '../../http/schemas.js';
-import { isId } from '../../infra/ids.js';
-import { clientOf } from '../../http/client-info.js';
+import { isId } from '../../core/ids.js';
+import { clientOf } from '../../core/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from './sessions.service.js';
 

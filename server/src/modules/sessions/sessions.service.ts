@@ -1,8 +1,8 @@
-import type { ClientInfo } from '../../http/client-info.js';
-import { AppError } from '../../http/error-catalogue.js';
-import { toPage } from '../../http/pagination.js';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError } from '../../core/errors.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import type { RevocationList } from '../../infra/revocation.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';

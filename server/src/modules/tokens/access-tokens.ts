@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
-import { AppError } from '../../http/error-catalogue.js';
+import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { LruCache } from '../../infra/lru-cache.js';
 import type { KeyRing } from './signing-keys.js';

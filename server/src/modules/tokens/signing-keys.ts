@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 
 export interface PublicJwk extends JsonWebKey {

@@ -1,5 +1,5 @@
 import type { BudgetState, WindowState } from '../limits/rate-limiter.js';
-import { isTier } from '../limits/tiers.js';
+import { isTier } from '../../core/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
 
 const presentWindow = (w: WindowState) => ({ used: w.used, remaining: w.remaining, reset_seconds: w.resetSeconds });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { requireAccount } from '../../http/authenticate.js';
 import { StringEnum } from '../../http/schemas.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
-import { limitsFor, TIERS } from '../limits/tiers.js';
+import { limitsFor, TIERS } from '../../core/tiers.js';
 import { presentUsage } from './usage.presenter.js';
 
 const Window = Type.Object(

@@ -1,4 +1,4 @@
-import { limitsFor, isTier } from '../limits/tiers.js';
+import { limitsFor, isTier } from '../../core/tiers.js';
 import type { UserRow } from './users.repository.js';
 
 /** Rows to wire shapes. The password hash never leaves this module's repository. */

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
 import { presentMe } from './users.presenter.js';
 import type { UsersService } from './users.service.js';
-import { clientOf } from '../../http/client-info.js';
+import { clientOf } from '../../core/client-info.js';
 import type { AccountEmailService } from '../email/account-email.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/password-policy.js';
-import { TIERS } from '../limits/tiers.js';
+import { TIERS } from '../../core/tiers.js';
 
 /** No C0/C1 control characters (newlines, NUL, escape sequences) in display names. */
 const NO_CONTROL_CHARS = '^[^\\p{Cc}]*$';

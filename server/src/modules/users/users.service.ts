@@ -1,7 +1,8 @@
-import { AppError, fieldError, tooManyAttempts } from '../../http/error-catalogue.js';
+import { AppError, fieldError, tooManyAttempts } from '../../core/errors.js';
+import { cleanName } from '../../core/names.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
@@ -10,16 +11,6 @@ import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { createUsersRepository, normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
-
-export const NAME_MAX = 100;
-
-/** Trimmed, 1–100 characters; control characters are refused by the schema pattern. */
-export function cleanName(name: string, field = '/name'): string {
-  const trimmed = name.trim();
-  if (trimmed.length === 0) throw fieldError(field, 'too_short', 'name must not be empty.');
-  if ([...trimmed].length > NAME_MAX) throw fieldError(field, 'too_long', `name must be at most ${NAME_MAX} characters.`);
-  return trimmed;
-}
 
 /** Wrong current passwords per account in this window, the same budget as failed logins. */
 const PASSWORD_CHECK_WINDOW_S = 15 * 60;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { toPage } from '../../http/pagination.js';
+import { toPage } from '../../core/pagination.js';
 import type { Database } from '../../infra/db/schema.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 
 /**
  * The worker's side of the outbox. A delivery is claimed by setting `locked_until` (a lease);

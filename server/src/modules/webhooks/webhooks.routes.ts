@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
-import { AppError } from '../../http/error-catalogue.js';
-import { assertCursor } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
-import { isId } from '../../infra/ids.js';
+import { isId } from '../../core/ids.js';
 import { CreateWebhookBody, DeliveryListQuery, UpdateWebhookBody } from './webhooks.schemas.js';
 import { presentEndpoint, type WebhooksService } from './webhooks.service.js';
 

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AppError, fieldError } from '../../http/error-catalogue.js';
-import { toPage } from '../../http/pagination.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
-import { newId } from '../../infra/ids.js';
+import { newId } from '../../core/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
 import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';

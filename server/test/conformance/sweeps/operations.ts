@@ -1,4 +1,4 @@
-import { newId, type IdKind } from '../../../src/infra/ids.js';
+import { newId, type IdKind } from '../../../src/core/ids.js';
 import type { SpecOperation } from '../spec.js';
 
 /**

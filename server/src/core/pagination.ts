@@ -1,5 +1,5 @@
-import { isId, type IdKind } from '../infra/ids.js';
-import { AppError } from './error-catalogue.js';
+import { isId, type IdKind } from './ids.js';
+import { AppError } from './errors.js';
 
 /**
  * Cursor pagination (API.md §1): ids are time-sortable, so a cursor is simply the last id of the

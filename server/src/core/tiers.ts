@@ -1,4 +1,4 @@
-import { fieldError } from '../../http/error-catalogue.js';
+import { fieldError } from './errors.js';
 
 /** Request budgets per subscription tier (API.md §5). Enterprise limits are set per account. */
 export const TIERS = ['free', 'hobby', 'standard', 'pro', 'enterprise'] as const;

@@ -1,0 +1,60 @@
+/**
+ * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
+ * what each takes from the dependencies. A new module is one entry here.
+ */
+import type { TSchema } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Dependencies } from './dependencies.js';
+import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
+import { agentsRoutes } from './modules/agents/agents.routes.js';
+import { Agent } from './modules/agents/agents.schemas.js';
+import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
+import { appLinksRoutes } from './modules/app-links/app-links.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { TokenResponse } from './modules/auth/auth.schemas.js';
+import { chatsRoutes } from './modules/chats/chats.routes.js';
+import { Chat, Message } from './modules/chats/chats.schemas.js';
+import { accountEmailRoutes } from './modules/email/account-email.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
+import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
+import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { Me, User } from './modules/users/users.schemas.js';
+import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+
+/** The dependencies, and what app.ts itself made for this app (its metrics registry). */
+export type ModuleDeps = Dependencies & { metrics: Registry };
+
+export interface AppModule {
+  name: string;
+  /** Named schemas, added at the root so every route gets the project's validator for them. */
+  schemas?: TSchema[];
+  register(app: FastifyInstance, deps: ModuleDeps): PromiseLike<unknown>;
+}
+
+/** Under /v1, in the order the OpenAPI document lists them. */
+export const V1_MODULES: AppModule[] = [
+  { name: 'auth', schemas: [User, TokenResponse], register: (v1, d) => v1.register(authRoutes, { users: d.users, login: d.login, sessions: d.sessions, accountEmail: d.accountEmail, securityLog: d.securityLog }) },
+  { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, { accountEmail: d.accountEmail }) },
+  { name: 'users', schemas: [Me], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail }) },
+  { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
+  { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
+  { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog }) },
+  { name: 'usage', schemas: [Usage], register: (v1, d) => v1.register(usageRoutes, { limiter: d.limiter }) },
+  { name: 'admin', schemas: [AdminUser], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
+  { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
+  { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
+  { name: 'webhooks', schemas: [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery], register: (v1, d) => v1.register(webhooksRoutes, { webhooks: d.webhooks.service }) },
+  { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
+];
+
+/** Outside /v1: the JWKS at its well-known path too, mobile app links, health and metrics. */
+export const ROOT_MODULES: AppModule[] = [
+  { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
+  { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
+  { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics })) },
+];
