@@ -14,6 +14,7 @@ import { cleanupAll } from './lib/cleanup.js';
 import { describePinning, planPinning } from './lib/cpu-pinning.js';
 import { runGrowth } from './lib/parts/growth.js';
 import { runLogin } from './lib/parts/login.js';
+import { runRoutes } from './lib/parts/routes.js';
 import { FLOOR_TARGETS, GATEHOUSE_TARGETS, GOALS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
 import { stopAll } from './lib/processes.js';
 import { summarizeProfile } from './lib/profile.js';
@@ -21,13 +22,14 @@ import { goalLines } from './lib/report.js';
 import { connectRedisProbe, serverRequire, serviceVersions } from './lib/services.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PARTS = { throughput: runThroughput, login: runLogin, growth: runGrowth };
+const PARTS = { throughput: runThroughput, routes: runRoutes, login: runLogin, growth: runGrowth };
 const ALL_TARGETS = [...Object.keys(FLOOR_TARGETS), ...Object.keys(GATEHOUSE_TARGETS), ...Object.keys(PEER_TARGETS)];
 
 const HELP = `Usage: npm run bench [-- options]
 
   --parts LIST        ${Object.keys(PARTS).join(',')} (default all)
                         throughput: bare Fastify, Gatehouse's routes, Better Auth, same rounds
+                        routes:     every platform route and a mixed workload vs bare Fastify doing the same SQL
                         login:      POST /v1/auth/login vs raw argon2; GET p99 during logins
                         growth:     GET /v1/agents among 1,000 vs 1,000,000 agents
   --rounds N          measured rounds per target (default 5; throughput: per sitting, default 3),

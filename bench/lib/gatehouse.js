@@ -19,9 +19,10 @@ export function newDeployment(mode, root, name = mode) {
  * Starts one deployment: 'embedded' (SQLite file in a temp dir, memory limiter) or 'redis' (a
  * fresh PostgreSQL database and REDIS_URL). Every resource is recorded on `deployment` as soon
  * as it exists, so `teardown` removes it even after a failed start. The server runs its
- * migrations as it starts. `nodeArgs`: more Node flags for the server process.
+ * migrations as it starts. `nodeArgs`: more Node flags for the server process; `env`: more
+ * configuration (the routes part lifts the caps).
  */
-export async function startGatehouse(deployment, { profileDir, nodeArgs = [] } = {}) {
+export async function startGatehouse(deployment, { profileDir, nodeArgs = [], env: extraEnv = {} } = {}) {
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -36,6 +37,7 @@ export async function startGatehouse(deployment, { profileDir, nodeArgs = [] } =
     // Long enough that no token expires however long a run takes.
     ACCESS_TOKEN_TTL: '86400',
     NODE_ENV: '', // production would demand GATEHOUSE_SECRET; nothing else reads it
+    ...extraEnv,
   };
   if (deployment.mode === 'embedded') {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));

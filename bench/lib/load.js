@@ -6,7 +6,7 @@ import { cpuTimeUs } from './processes.js';
 
 /**
  * A target is what one row of a table measures:
- *   { id, mode, label, url, headers?, method?, body?, setupClient?, verifyBody?, connections?,
+ *   { id, mode, label, url, headers?, method?, body?, requests?, setupClient?, verifyBody?, connections?,
  *     overallRate?, process?, redis?, measure?, background? }
  * `measure(seconds)` replaces autocannon for targets measured in this process (raw argon2);
  * `background` is another target loaded at the same time and not reported (the login storm).
@@ -17,6 +17,8 @@ function autocannonOptions(target, seconds, connections) {
     method: target.method ?? 'GET',
     headers: target.headers ?? {},
     body: target.body,
+    // A sequence each connection sends in turn (the mixed workload); else `url` alone.
+    requests: target.requests,
     setupClient: target.setupClient,
     verifyBody: target.verifyBody,
     connections: target.connections ?? connections,

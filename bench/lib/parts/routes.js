@@ -1,0 +1,126 @@
+// Every platform route against its ceiling: Gatehouse and a bare Fastify server doing the same SQL
+// on the same database (bench/ceiling-server.js), per mode, plus a mixed workload (70% reads, 20%
+// message posts, 10% agent creates) against the same mix on the ceiling, all in the same
+// interleaved rounds. /v1/users/me and /v1/usage have no SQL: their ceiling is bare Fastify's
+// hello-world.
+import { onCleanup } from '../cleanup.js';
+import { AGENTS_PAGE, prepareAccount } from '../gatehouse-account.js';
+import { newDeployment, startGatehouse, teardown } from '../gatehouse.js';
+import { expectStatus } from '../http.js';
+import { interleavedRounds } from '../load.js';
+import { freePort, startProcess, stopProcess, waitUntilServing } from '../processes.js';
+import { int, markdown, ms, pct, ratio, stats, verdict } from '../report.js';
+import { MODE_NAMES } from './throughput.js';
+
+/** The issue's goals: route ÷ ceiling, per mode (message post has its own embedded goal). */
+export const ROUTE_GOALS = { embedded: { route: 0.75, 'message-post': 0.6, hello: 0.75, mixed: 0.7 }, redis: { route: 0.6, 'message-post': 0.6, hello: 0.6, mixed: 0.7 } };
+const PAGE = AGENTS_PAGE;
+/** So that no cap refuses a write however long the run (caps are counters; see ARCHITECTURE.md). */
+const NO_CAPS = { AGENTS_PER_ACCOUNT: '10000000', MESSAGES_PER_CHAT: '10000000' };
+
+/** One request of each route, as autocannon sends it; `ids` are the bench account's agent and chat. */
+function routeRequests(ids) {
+  const json = { 'content-type': 'application/json' };
+  return {
+    'agent-get': { label: 'GET /v1/agents/{id}', method: 'GET', path: `/v1/agents/${ids.agent}` },
+    'agent-list': { label: `GET /v1/agents (${PAGE})`, method: 'GET', path: `/v1/agents?limit=${PAGE}` },
+    'chat-list': { label: `GET /v1/chats (${PAGE})`, method: 'GET', path: `/v1/chats?limit=${PAGE}` },
+    'messages-read': { label: `GET /v1/chats/{id}/messages (${PAGE})`, method: 'GET', path: `/v1/chats/${ids.chat}/messages?limit=${PAGE}` },
+    'message-post': { label: 'POST /v1/chats/{id}/messages', method: 'POST', path: `/v1/chats/${ids.chat}/messages`, headers: json, body: JSON.stringify({ role: 'user', content: 'What is the weather in Lyon tomorrow?' }) },
+    'agent-create': { label: 'POST /v1/agents', method: 'POST', path: '/v1/agents', headers: json, body: JSON.stringify({ name: 'Bench agent', model: 'gpt-4o', description: 'Made under load.' }) },
+  };
+}
+/** Ten requests each connection sends in turn: 7 reads, 2 message posts, 1 agent create. */
+const MIX = ['agent-get', 'agent-list', 'messages-read', 'chat-list', 'agent-get', 'messages-read', 'agent-list', 'message-post', 'message-post', 'agent-create'];
+
+/** The bench account with 20 agents, 20 chats on the first one and 20 messages in the first chat. */
+async function prepareChats(deployment, account) {
+  const { base } = deployment;
+  const agents = await expectStatus(base, 'GET', `/v1/agents?limit=${PAGE}`, 200, { token: account.key });
+  const agent = agents.json.data[0].id;
+  const chats = [];
+  for (let i = 0; i < PAGE; i++) chats.push((await expectStatus(base, 'POST', '/v1/chats', 201, { token: account.key, body: { agent_id: agent, title: `Bench chat ${i + 1}` } })).json.id);
+  for (let i = 0; i < PAGE; i++) await expectStatus(base, 'POST', `/v1/chats/${chats[0]}/messages`, 201, { token: account.key, body: { role: i % 2 ? 'assistant' : 'user', content: `Message ${i + 1} of the bench chat.` } });
+  return { agent, chat: chats[0] };
+}
+
+async function startCeiling(ctx, deployment, userId) {
+  const port = await freePort();
+  const name = `ceiling (${deployment.name})`;
+  const ceiling = startProcess(name, ['--import', 'tsx', 'bench/ceiling-server.js'], { PORT: String(port), HOST: '127.0.0.1', CEILING_DATABASE_URL: deployment.env.DATABASE_URL, CEILING_USER_ID: userId }, ctx.repoRoot);
+  ctx.releases.push(onCleanup(name, () => stopProcess(ceiling)));
+  await waitUntilServing(ceiling, `http://127.0.0.1:${port}/healthz`);
+  return { base: `http://127.0.0.1:${port}`, process: ceiling };
+}
+
+async function startHello(ctx) {
+  const port = await freePort();
+  const hello = startProcess('bare fastify', ['bench/hello-server.js'], { PORT: String(port), HOST: '127.0.0.1' }, ctx.repoRoot);
+  ctx.releases.push(onCleanup('bare Fastify', () => stopProcess(hello)));
+  await waitUntilServing(hello, `http://127.0.0.1:${port}/`);
+  return { id: 'hello', mode: '—', label: 'bare Fastify hello-world', url: `http://127.0.0.1:${port}/`, process: hello };
+}
+
+/** A target of autocannon: one route, or the mix (its `requests` cycle per connection). */
+function target(id, mode, label, base, request, credential, processHandle, redis) {
+  const headers = { ...(credential ? { authorization: `Bearer ${credential}` } : {}), ...(request.headers ?? {}) };
+  const common = { id, mode: MODE_NAMES[mode], label, process: processHandle, redis, headers };
+  if (request.mix) return { ...common, url: base, requests: request.mix.map((r) => ({ method: r.method, path: r.path, body: r.body, headers: { ...headers, ...(r.headers ?? {}) } })) };
+  return { ...common, url: `${base}${request.path}`, method: request.method, body: request.body };
+}
+
+export async function runRoutes(ctx) {
+  ctx.releases = [];
+  const hello = await startHello(ctx);
+  const targets = [hello];
+  const pairs = [];
+  for (const mode of ctx.modes) {
+    const deployment = newDeployment(mode, ctx.servers[0].root, `${MODE_NAMES[mode]} routes`);
+    ctx.releases.push(onCleanup(`Gatehouse ${deployment.name}`, () => teardown(deployment)));
+    await startGatehouse(deployment, { env: NO_CAPS });
+    const account = await prepareAccount(deployment);
+    const ids = await prepareChats(deployment, account);
+    const ceiling = await startCeiling(ctx, deployment, account.userId);
+    const requests = routeRequests(ids);
+    const redis = mode === 'redis';
+    for (const [route, request] of Object.entries(requests)) {
+      const gh = target(`${mode}:${route}`, mode, request.label, deployment.base, request, account.key, deployment.server, redis);
+      const top = target(`${mode}:${route}:ceiling`, mode, `${request.label} (ceiling)`, ceiling.base, request, null, ceiling.process, false);
+      targets.push(gh, top);
+      pairs.push({ mode, what: request.label, gatehouse: gh, ceiling: top, goal: ROUTE_GOALS[mode][route] ?? ROUTE_GOALS[mode].route });
+    }
+    const mix = { mix: MIX.map((r) => requests[r]) };
+    const ghMix = target(`${mode}:mixed`, mode, 'mixed workload (70/20/10)', deployment.base, mix, account.key, deployment.server, redis);
+    const topMix = target(`${mode}:mixed:ceiling`, mode, 'mixed workload (ceiling)', ceiling.base, mix, null, ceiling.process, false);
+    targets.push(ghMix, topMix);
+    pairs.push({ mode, what: 'mixed: 70% reads, 20% message posts, 10% agent creates', gatehouse: ghMix, ceiling: topMix, goal: ROUTE_GOALS[mode].mixed });
+    for (const [path, credential] of [['/v1/users/me', account.token], ['/v1/usage', account.key]]) {
+      const t = target(`${mode}:${path}`, mode, `GET ${path}`, deployment.base, { method: 'GET', path }, credential, deployment.server, redis);
+      targets.push(t);
+      pairs.push({ mode, what: `GET ${path} ÷ bare Fastify hello-world`, gatehouse: t, ceiling: hello, goal: ROUTE_GOALS[mode].hello });
+    }
+  }
+
+  const results = await interleavedRounds(targets, { ...ctx.schedule, connections: ctx.connections, redisProbe: ctx.redisProbe, log: ctx.log });
+  const goals = [];
+  const rows = pairs.map((p) => {
+    const [g, c] = [results[p.gatehouse.id], results[p.ceiling.id]];
+    const r = ratio(g, c);
+    const v = verdict(r, p.goal);
+    goals.push({ what: `${MODE_NAMES[p.mode]} ${p.what} ÷ its ceiling`, measured: pct(r.value), goal: `≥ ${pct(p.goal)}`, rounds: `${pct(r.min)}–${pct(r.max)}`, verdict: v });
+    const cpu = (rs) => (rs.every((x) => typeof x.cpuUs === 'number') ? stats(rs, 'cpuUs').median.toFixed(0) : 'n/a');
+    return [MODE_NAMES[p.mode], p.what, int(stats(g, 'rps').median), int(stats(c, 'rps').median), pct(r.value), `${pct(r.min)}–${pct(r.max)}`, `≥ ${pct(p.goal)}: ${v.text}`,
+      `${ms(stats(g, 'p99').median)} / ${ms(stats(c, 'p99').median)}`, `${cpu(g)} / ${cpu(c)}`];
+  });
+  return {
+    sections: [{
+      title: `Routes against their ceiling (bare Fastify, the same SQL): ${ctx.connections} connections, API key (users/me: access token)`,
+      text: markdown(['mode', 'route', 'Gatehouse req/s', 'ceiling req/s', 'ratio', 'per-round', 'goal', 'p99 ms (G / c)', 'server CPU µs/req (G / c)'], rows),
+    }],
+    goals,
+    json: { targets: targets.map(({ process: _p, headers: _h, ...t }) => t), results },
+    release: async () => {
+      for (const release of ctx.releases) await release();
+    },
+  };
+}
