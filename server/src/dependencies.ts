@@ -146,7 +146,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usersRepository = createUsersRepository(database.db);
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
-    const apiKeys = createApiKeysService({ repo: apiKeysRepository, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.notify });
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.notify });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
       users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
@@ -161,8 +161,8 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
-    const agents = createAgentsService({ db: database.db, clock, caps: config.caps, onEvent: events.notify });
-    const chats = createChatsService({ db: database.db, clock, caps: config.caps, onEvent: events.notify });
+    const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.notify });
+    const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.notify });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
     webhooks.worker.start();
     const eventRetention = createEventRetention({ db: database.db, clock, onError });

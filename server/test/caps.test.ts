@@ -45,6 +45,24 @@ describe(`caps under concurrent creates, one process (${dialect})`, () => {
     expect((await t.request({ method: 'POST', url: CREATES[collection](ATTEMPTS).path, headers: auth, payload: CREATES[collection](ATTEMPTS).body })).statusCode).toBe(201);
     expect((await t.request({ method: 'POST', url: CREATES[collection](ATTEMPTS + 1).path, headers: auth, payload: CREATES[collection](ATTEMPTS + 1).body })).statusCode).toBe(422);
   });
+
+  it('an agent deleted while chats are created for it: no answer is a 5xx, and the chat counter matches what is left', async () => {
+    const user = await t.signUp();
+    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: 100_000, limit_per_day: 1_000_000 }).where('id', '=', user.id).execute();
+    t.clock.advance(6_000);
+    const auth = bearer(user.tokens.access_token);
+    for (let round = 0; round < 5; round++) {
+      const agent = (await t.request({ method: 'POST', url: '/v1/agents', headers: auth, payload: { name: `Doomed ${round}`, model: 'm' } })).json().id as string;
+      const creates = Array.from({ length: 30 }, (_, i) => t.request({ method: 'POST', url: '/v1/chats', headers: auth, payload: { agent_id: agent, title: `Chat ${i}` } }));
+      const deleted = t.request({ method: 'DELETE', url: `/v1/agents/${agent}`, headers: auth });
+      const answers = await Promise.all([...creates, deleted]);
+      expect(answers.map((a) => a.statusCode).filter((s) => s >= 500), JSON.stringify(answers.filter((a) => a.statusCode >= 500).map((a) => a.json()))).toEqual([]);
+      expect((await deleted).statusCode).toBe(204);
+      const chats = await t.deps.database.db.selectFrom('chats').select('id').where('user_id', '=', user.id).execute();
+      const counted = await t.deps.database.db.selectFrom('users').select('chat_count').where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(Number(counted.chat_count)).toBe(chats.length);
+    }
+  });
 });
 
 const enabled = Boolean(process.env.DATABASE_URL?.startsWith('postgres') && process.env.REDIS_URL);

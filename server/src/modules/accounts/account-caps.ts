@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { DialectName } from '../../infra/db/database.js';
 import { AppError } from '../../core/errors.js';
 import type { Database } from '../../infra/db/schema.js';
 
@@ -12,6 +13,18 @@ export interface Caps {
   messagesPerChat: number;
   apiKeysPerAccount: number;
   webhooksPerAccount: number;
+}
+
+/**
+ * The lock order of every transaction that changes an account's capped collections: the account
+ * row first, then the rows it owns. `takeCapacity` takes it by its UPDATE; a delete or revoke,
+ * which only knows afterwards how much to give back, takes it first with this. Without one order,
+ * an agent deleted while a chat is created for it (the chat's foreign key waits on the agent row,
+ * the delete on the account row) deadlocks on PostgreSQL. SQLite runs one writer at a time: no-op.
+ * FOR NO KEY UPDATE does not block the foreign-key checks of inserts that reference the account.
+ */
+export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, userId: string): Promise<void> {
+  if (dialect === 'postgres') await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
 }
 
 /**

@@ -4,7 +4,8 @@ import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { AgentsTable, Database } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
-import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
@@ -19,7 +20,7 @@ export function presentAgent(row: AgentRow) {
 }
 
 /** Agents belong to one account; every query is scoped by user_id, so another account sees 404. */
-export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: () => void }) {
+export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: () => void }) {
   const { db, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
   const find = (q: Kysely<Database>, userId: string, id: string) =>
@@ -77,6 +78,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; clock: Clock; 
     /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
       const { deliveries } = await db.transaction().execute(async (trx) => {
+        await lockAccount(trx, deps.dialect, userId); // the account first, as every cap change does
         const chats = await trx.deleteFrom('chats').where('user_id', '=', userId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();

@@ -25,10 +25,13 @@ export function createApiKeysRepository(db: Kysely<Database>) {
     revokeAllForUser: (userId: string, nowIso: string) =>
       db.updateTable('api_keys').set({ revoked_at: nowIso }).where('user_id', '=', userId).where('revoked_at', 'is', null).returning(['id', 'secret_hash']).execute(),
     revokedSince: (sinceIso: string) => db.selectFrom('api_keys').select('secret_hash').where('revoked_at', '>', sinceIso).execute().then((r) => r.map((x) => x.secret_hash)),
-    /** One statement per key, in one transaction: the batch of last-used times. */
+    /**
+     * One statement per key, in one transaction: the batch of last-used times. In id order, so two
+     * batches (or a batch and a revoke-all) take the rows' locks in one order and cannot deadlock.
+     */
     touch: (times: Map<string, string>) =>
       db.transaction().execute(async (trx) => {
-        for (const [id, at] of times) await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+        for (const [id, at] of [...times].sort(([a], [b]) => (a < b ? -1 : 1))) await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
       }),
   };
 }

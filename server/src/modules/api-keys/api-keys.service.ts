@@ -9,14 +9,15 @@ import { sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
 import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
-import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
+import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
+import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
 
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 
-export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: () => void }) {
+export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: DialectName; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: () => void }) {
   const { repo, bus, clock } = deps;
   return {
     async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
@@ -66,6 +67,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; bus: Bus; 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(userId: string, id: string): Promise<void> {
       const { hash, deliveries } = await repo.db.transaction().execute(async (trx) => {
+        await lockAccount(trx, deps.dialect, userId); // the account first, as a password reset's revoke-all does
         const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
         if (!revoked) return { hash: undefined, deliveries: 0 };
         await releaseCapacity(trx, userId, 'api_key_count');

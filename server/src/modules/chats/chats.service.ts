@@ -4,7 +4,8 @@ import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { ChatsTable, Database, MessagesTable } from '../../infra/db/schema.js';
 import { isId, newId } from '../../core/ids.js';
-import { releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';
 
@@ -19,7 +20,7 @@ export const presentMessage = (m: MessageRow) => ({ id: m.id, chat_id: m.chat_id
  * becomes a `chat.message.created` event for the agent's runtime, which answers by posting an
  * assistant message with an API key. No model runs here.
  */
-export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; caps: Pick<Caps, 'chatsPerAccount' | 'messagesPerChat'>; onEvent: () => void }) {
+export function createChatsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'chatsPerAccount' | 'messagesPerChat'>; onEvent: () => void }) {
   const { db, clock } = deps;
   const chatNotFound = () => new AppError('not_found', 'No chat with this id.');
   const findChat = (q: Kysely<Database>, userId: string, id: string) =>
@@ -32,9 +33,10 @@ export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; c
       if (!isId('agent', body.agent_id)) throw unknownAgent();
       const row: ChatRow = { id: newId('chat'), user_id: userId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now, message_count: 0 };
       const { deliveries } = await db.transaction().execute(async (trx) => {
+        // The account first (lockAccount): an agent deleted meanwhile is then gone when we look.
+        await takeCapacity(trx, userId, 'chat_count', deps.caps.chatsPerAccount, 'chats');
         const agent = await trx.selectFrom('agents').select('id').where('user_id', '=', userId).where('id', '=', body.agent_id).executeTakeFirst();
         if (!agent) throw unknownAgent();
-        await takeCapacity(trx, userId, 'chat_count', deps.caps.chatsPerAccount, 'chats');
         await trx.insertInto('chats').values(row).execute();
         return recordEvent(trx, clock, { userId, type: 'chat.created', data: presentChat(row) });
       });
@@ -57,6 +59,7 @@ export function createChatsService(deps: { db: Kysely<Database>; clock: Clock; c
 
     async delete(userId: string, id: string): Promise<void> {
       const { deliveries } = await db.transaction().execute(async (trx) => {
+        await lockAccount(trx, deps.dialect, userId);
         const result = await trx.deleteFrom('chats').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw chatNotFound();
         await releaseCapacity(trx, userId, 'chat_count');

@@ -6,7 +6,7 @@ import type { DialectName } from '../../infra/db/database.js';
 import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
-import { releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
+import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
@@ -98,6 +98,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** Its deliveries and their attempts go with it (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        await lockAccount(trx, deps.dialect, userId);
         const result = await trx.deleteFrom('webhook_endpoints').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();
         await releaseCapacity(trx, userId, 'webhook_count');
