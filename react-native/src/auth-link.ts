@@ -15,7 +15,8 @@ export function parseAuthLink(url: string): AuthLink | null {
   if (page !== 'verify-email' && page !== 'reset-password') return null;
   let token: string | undefined;
   for (const pair of (match[2] ?? '').split('&')) {
-    const [name, value = ''] = pair.split('=');
+    const at = pair.indexOf('=');
+    const [name, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
     if (name === 'token') {
       try {
         token = decodeURIComponent(value.replace(/\+/g, ' '));

@@ -40,6 +40,33 @@ function loadSecureStore(): SecureStoreLike {
   }
 }
 
+/** Pieces of at most CHUNK_CHARS, never cut between the two halves of a surrogate pair (an emoji). */
+function splitChunks(value: string): string[] {
+  const chunks: string[] = [];
+  for (let start = 0; start < value.length || chunks.length === 0; ) {
+    let end = Math.min(value.length, start + CHUNK_CHARS);
+    const last = value.charCodeAt(end - 1);
+    if (end < value.length && last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate: keep its pair together
+    chunks.push(value.slice(start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+/**
+ * One operation at a time on a store: a read during a write could meet a chunk the write just
+ * deleted, and two writes (or a write and a clear) would leave orphaned chunks or bring back a
+ * head after sign-out.
+ */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(operation: () => Promise<T>): Promise<T> => {
+    const result = tail.then(operation, operation);
+    tail = result.catch(() => {});
+    return result;
+  };
+}
+
 /** One chunked value under `name`: read, written (new generation, then the head), deleted. */
 function chunkedValue(store: SecureStoreLike, name: string, options: Record<string, unknown> | undefined) {
   const chunkKey = (generation: string, i: number) => `${name}.${generation}.${i}`;
@@ -69,9 +96,9 @@ function chunkedValue(store: SecureStoreLike, name: string, options: Record<stri
     async write(value: string): Promise<void> {
       const previous = await readHead();
       const generation = Math.random().toString(36).slice(2, 10);
-      const count = Math.max(1, Math.ceil(value.length / CHUNK_CHARS));
-      for (let i = 0; i < count; i++) await store.setItemAsync(chunkKey(generation, i), value.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS), options);
-      await store.setItemAsync(name, JSON.stringify({ generation, chunks: count }), options);
+      const chunks = splitChunks(value);
+      for (const [i, chunk] of chunks.entries()) await store.setItemAsync(chunkKey(generation, i), chunk, options);
+      await store.setItemAsync(name, JSON.stringify({ generation, chunks: chunks.length }), options);
       await removeChunks(previous);
     },
     async remove(): Promise<void> {
@@ -93,20 +120,23 @@ export function secureStoreTokenStore(config: SecureStoreOptions = {}): SessionS
   const resolved = () => (store ??= loadSecureStore());
   const session = () => chunkedValue(resolved(), `${prefix}.session`, config.options);
   const user = () => chunkedValue(resolved(), `${prefix}.user`, config.options);
+  const inTurn = serialized();
   return {
-    get: async (): Promise<StoredSession | null> => parseStoredSession(await session().read()),
-    set: (value) => session().write(JSON.stringify(value)),
-    async clear() {
-      await session().remove();
-      await user().remove();
-    },
-    async getUser(): Promise<User | null> {
-      try {
-        return JSON.parse((await user().read()) ?? 'null') as User | null;
-      } catch {
-        return null;
-      }
-    },
-    setUser: (value) => (value ? user().write(JSON.stringify(value)) : user().remove()),
+    get: () => inTurn(async (): Promise<StoredSession | null> => parseStoredSession(await session().read())),
+    set: (value) => inTurn(() => session().write(JSON.stringify(value))),
+    clear: () =>
+      inTurn(async () => {
+        await session().remove();
+        await user().remove();
+      }),
+    getUser: () =>
+      inTurn(async (): Promise<User | null> => {
+        try {
+          return JSON.parse((await user().read()) ?? 'null') as User | null;
+        } catch {
+          return null;
+        }
+      }),
+    setUser: (value) => inTurn(() => (value ? user().write(JSON.stringify(value)) : user().remove())),
   };
 }

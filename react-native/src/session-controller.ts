@@ -50,6 +50,10 @@ export function createSessionController({ client, storage, appState, retry }: Se
   let attempt = 0;
   let revalidating: Promise<void> | null = null;
   let disposed = false;
+  let subscription: { remove(): void } | undefined;
+  // Bumped by every sign-in and sign-out: an answer to a request made before it belongs to another
+  // session and is dropped (a late revalidation must not bring back a user who signed out).
+  let epoch = 0;
 
   const set = (next: Partial<SessionSnapshot>) => {
     snapshot = { ...snapshot, ...next };
@@ -61,14 +65,17 @@ export function createSessionController({ client, storage, appState, retry }: Se
   };
 
   async function signedOut(): Promise<void> {
+    epoch++;
     cancelRetry();
     attempt = 0;
-    await storage.setUser(null);
+    // Storage failing (a Keychain that cannot be read after a restore) must not keep the user in.
+    await Promise.resolve(storage.setUser(null)).catch(() => {});
     if (snapshot.status !== 'signed-out' || snapshot.user !== null) set({ status: 'signed-out', user: null, isStale: false, error: null });
   }
 
   /** A refusal of the session ends it; anything else keeps it and tries again later. */
-  async function failed(error: unknown, again: () => void): Promise<void> {
+  async function failed(error: unknown, since: number, again: () => void): Promise<void> {
+    if (since !== epoch) return; // about a session that has since ended or been replaced
     if (isTerminal(error)) {
       await client.session.clear(); // the SDK has usually cleared it already; this makes sure
       return signedOut();
@@ -81,15 +88,20 @@ export function createSessionController({ client, storage, appState, retry }: Se
   /** Ask the server who is signed in (refreshing the token first if it is due). */
   function revalidate(): Promise<void> {
     revalidating ??= (async () => {
-      if (!(await client.session.get())) return signedOut();
+      const since = epoch;
+      if (!(await client.session.get())) {
+        if (since === epoch) await signedOut();
+        return;
+      }
       try {
         const user = await client.me.get();
+        if (since !== epoch) return;
         await storage.setUser(user);
         attempt = 0;
         cancelRetry();
         set({ status: 'signed-in', user, isStale: false, error: null });
       } catch (error) {
-        await failed(error, () => void revalidate());
+        await failed(error, since, () => void revalidate());
       }
     })().finally(() => {
       revalidating = null;
@@ -100,18 +112,27 @@ export function createSessionController({ client, storage, appState, retry }: Se
   /** Back in the foreground: refresh now if the token is due, so the next calls need not wait. */
   async function refreshIfDue(): Promise<void> {
     if (snapshot.status !== 'signed-in') return;
+    const since = epoch;
     try {
       await client.session.accessToken();
       attempt = 0;
-      if (snapshot.error !== null || snapshot.isStale) void revalidate();
+      if (since === epoch && (snapshot.error !== null || snapshot.isStale)) void revalidate();
     } catch (error) {
-      await failed(error, () => void refreshIfDue());
+      await failed(error, since, () => void refreshIfDue());
     }
   }
 
   async function signIn(email: string, password: string): Promise<User> {
+    epoch++;
     await client.auth.login({ username: email, password });
-    const user = await client.me.get();
+    let user: User;
+    try {
+      user = await client.me.get();
+    } catch (error) {
+      // Signed in on the server but not here: leave nothing behind for the next start to find.
+      await client.session.clear();
+      throw error;
+    }
     await storage.setUser(user);
     attempt = 0;
     cancelRetry();
@@ -119,11 +140,11 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return user;
   }
 
-  const subscription = appState?.addEventListener('change', (state) => {
+  function onAppState(state: string): void {
     if (state !== 'active') return;
     void refreshIfDue();
     for (const listener of foregroundListeners) listener();
-  });
+  }
 
   return {
     getSnapshot: () => snapshot,
@@ -137,11 +158,25 @@ export function createSessionController({ client, storage, appState, retry }: Se
       return () => void foregroundListeners.delete(listener);
     },
 
-    /** Cold start: show the stored session at once, then confirm it in the background. */
+    /**
+     * Cold start: show the stored session at once, then confirm it in the background. Also after
+     * `dispose()` (React's StrictMode and Fast Refresh run an effect's cleanup and then the effect
+     * again): it listens to AppState anew.
+     */
     async start(): Promise<void> {
-      const stored = await client.session.get();
-      if (!stored) return signedOut();
-      set({ status: 'signed-in', user: await storage.getUser(), isStale: true });
+      disposed = false;
+      subscription ??= appState?.addEventListener('change', onAppState);
+      const since = epoch;
+      try {
+        const stored = await client.session.get();
+        if (since !== epoch) return; // signed in or out meanwhile
+        if (!stored) return await signedOut();
+        set({ status: 'signed-in', user: await storage.getUser(), isStale: true });
+      } catch {
+        // Storage that cannot be read: start signed out rather than loading forever.
+        await Promise.resolve(client.session.clear()).catch(() => {});
+        return signedOut();
+      }
       void revalidate();
     },
 
@@ -160,6 +195,7 @@ export function createSessionController({ client, storage, appState, retry }: Se
 
     /** Ends the session on the server when it can; locally always. */
     async signOut(): Promise<void> {
+      epoch++;
       try {
         await client.auth.logout();
       } catch {
@@ -168,12 +204,12 @@ export function createSessionController({ client, storage, appState, retry }: Se
       await signedOut();
     },
 
+    /** Stops retries and foreground listening; `start()` may follow (StrictMode). */
     dispose(): void {
       disposed = true;
       cancelRetry();
       subscription?.remove();
-      listeners.clear();
-      foregroundListeners.clear();
+      subscription = undefined;
     },
   };
 }

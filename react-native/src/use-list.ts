@@ -48,8 +48,12 @@ export function useList<T>(fetchPage: (cursor: string | undefined) => Promise<Pa
     }
   }, []);
 
+  // A ref, not the state: two calls in one tick (FlatList's onEndReached can do that) see the same
+  // state, and both would fetch the same page.
+  const loadingMoreNow = useRef(false);
   const loadMore = useCallback(async () => {
-    if (cursor === null || loadingMore) return;
+    if (cursor === null || loadingMoreNow.current) return;
+    loadingMoreNow.current = true;
     const mine = generation.current;
     setLoadingMore(true);
     try {
@@ -61,15 +65,17 @@ export function useList<T>(fetchPage: (cursor: string | undefined) => Promise<Pa
     } catch (failure) {
       if (mine === generation.current) setError(failure);
     } finally {
+      loadingMoreNow.current = false;
       setLoadingMore(false);
     }
-  }, [cursor, loadingMore]);
+  }, [cursor]);
 
   useEffect(() => {
     if (!enabled) {
       generation.current++;
       setItems([]);
       setCursor(null);
+      setError(null);
       setLoading(session === 'loading');
       return;
     }

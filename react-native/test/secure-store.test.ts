@@ -60,6 +60,32 @@ describe('secureStoreTokenStore', () => {
     expect(await store.get()).toBeNull();
   });
 
+  it('never cuts an emoji in two at a chunk boundary', async () => {
+    const secureStore = strictSecureStore();
+    const store = secureStoreTokenStore({ secureStore });
+    const name = `${'a'.repeat(CHUNK_CHARS - 1 - '{"name":"'.length)}😀😀 end`;
+    await store.setUser({ name } as never);
+    expect(((await store.getUser()) as { name: string } | null)?.name).toBe(name);
+    for (const value of secureStore.items.values()) expect(value).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
+  it('a read while a write is under way sees the old or the new session, never nothing', async () => {
+    const secureStore = strictSecureStore();
+    // Every Keychain call takes a few milliseconds, as on a phone (reads the longest); reads start all through the write.
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const slow: SecureStoreLike = {
+      getItemAsync: async (k) => (await pause(6), secureStore.getItemAsync(k)),
+      setItemAsync: async (k, v) => (await pause(2), secureStore.setItemAsync(k, v)),
+      deleteItemAsync: async (k) => (await pause(2), secureStore.deleteItemAsync(k)),
+    };
+    const store = secureStoreTokenStore({ secureStore: slow });
+    await store.set(bigSession);
+    const writing = store.set({ ...bigSession, refreshToken: 'gthr_next' });
+    const reads = await Promise.all(Array.from({ length: 20 }, (_, i) => new Promise((r) => setTimeout(r, i * 4)).then(() => store.get())));
+    await writing;
+    for (const read of reads) expect(read?.refreshToken === bigSession.refreshToken || read?.refreshToken === 'gthr_next').toBe(true);
+  });
+
   it('refuses a key SecureStore would not take', () => {
     expect(() => secureStoreTokenStore({ secureStore: strictSecureStore(), key: 'bad key!' })).toThrow(/key must match/);
   });

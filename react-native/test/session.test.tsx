@@ -5,7 +5,7 @@
  */
 import { createGatehouse, isGatehouseError, type FetchLike } from '@gatehouse/sdk';
 import { act, render, screen, waitFor } from '@testing-library/react-native';
-import { useEffect } from 'react';
+import { StrictMode, useEffect } from 'react';
 import { AppState, Text } from 'react-native';
 import { GatehouseProvider, memorySessionStorage, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
@@ -128,6 +128,25 @@ describe('coming back to the foreground', () => {
     expect(sessionText()).toMatch(/^signed-in:/);
   });
 
+  it('refreshes once on foreground under StrictMode too (effects run, clean up and run again)', async () => {
+    const { storage } = await returningUser('Ada Strict');
+    const clock = fakeClock();
+    render(
+      <StrictMode>
+        <GatehouseProvider baseUrl={proxy.base} tokenStore={storage} options={{ now: clock.now }}>
+          <SessionProbe />
+        </GatehouseProvider>
+      </StrictMode>,
+    );
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Strict:fresh'));
+    clock.advance(16 * 60_000);
+    comeToForeground();
+    await waitFor(() => expect(proxy.count('POST', '/v1/auth/refresh')).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(proxy.count('POST', '/v1/auth/refresh')).toBe(1);
+    expect(sessionText()).toMatch(/^signed-in:Ada Strict/);
+  });
+
   it('keeps the session through a 503 while refreshing, and retries until it succeeds', async () => {
     const { storage } = await returningUser('Ada Patient');
     const clock = fakeClock();
@@ -154,6 +173,35 @@ describe('coming back to the foreground', () => {
 });
 
 describe('the end of a session', () => {
+  it('a revalidation still in flight when the user signs out does not sign them back in', async () => {
+    const { storage } = await returningUser('Ada Leaving');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowMe: FetchLike = async (input, init) => {
+      if (new URL(input).pathname === '/v1/users/me') await gate;
+      return fetch(input, init);
+    };
+    // The server never hears of the sign-out (its answer is a 503), so the late answer is a 200.
+    proxy.failNext('/v1/auth/logout', 5);
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={proxy.base} tokenStore={storage} options={{ fetch: slowMe, maxRetries: 0 }}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-in:Ada Leaving:stale'));
+    await act(() => seen!.signOut()); // while the cold start's GET /v1/users/me waits
+    expect(sessionText()).toBe('signed-out:-:fresh');
+    await act(async () => {
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(sessionText()).toBe('signed-out:-:fresh');
+    expect(await storage.getUser()).toBeNull();
+  });
+
+  it('starts signed out, not loading forever, when the stored session cannot be read', async () => {
+    const broken = { ...memorySessionStorage(), get: async () => Promise.reject(new Error('could not decrypt')) };
+    render(<GatehouseProvider baseUrl={proxy.base} tokenStore={broken}><SessionProbe /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+  });
+
   it('a session revoked elsewhere ends in signed-out, with nothing left in storage', async () => {
     const { email, storage } = await returningUser('Ada Revoked');
     let seen: UseSession | undefined;
