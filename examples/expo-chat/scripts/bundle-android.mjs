@@ -4,6 +4,7 @@
 // built-ins), then compiles the bundle to Hermes bytecode with the hermesc that React Native ships
 // and checks the bytecode file. Offline: EXPO_OFFLINE=1, nothing is fetched.
 //   node scripts/bundle-android.mjs [--entry-file FILE] [--out DIR] [--no-build]  (--no-build: the packages' dist/ is current)
+// FILE and DIR are relative to the app's folder.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,7 +14,7 @@ import { parseArgs } from 'node:util';
 const appDir = resolve(import.meta.dirname, '..');
 const repoRoot = resolve(appDir, '../..');
 const { values } = parseArgs({ options: { 'entry-file': { type: 'string', default: 'index.js' }, out: { type: 'string', default: join(appDir, 'dist') }, 'no-build': { type: 'boolean', default: false } } });
-const out = resolve(values.out);
+const out = resolve(appDir, values.out);
 const require = createRequire(join(appDir, 'package.json'));
 const env = { ...process.env, EXPO_OFFLINE: '1', EXPO_NO_TELEMETRY: '1', CI: '1', NODE_ENV: 'production' };
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, env, stdio: 'inherit' });
@@ -25,9 +26,12 @@ mkdirSync(join(out, 'assets'), { recursive: true });
 const bundle = join(out, 'index.android.bundle');
 const expoCli = require.resolve('expo/bin/cli');
 run(process.execPath, [expoCli, 'export:embed', '--platform', 'android', '--dev', 'false', '--minify', 'true', '--reset-cache',
-  '--entry-file', resolve(values['entry-file']), '--bundle-output', bundle, '--assets-dest', join(out, 'assets')], appDir);
+  '--entry-file', resolve(appDir, values['entry-file']), '--bundle-output', bundle, '--assets-dest', join(out, 'assets')], appDir);
 
-const hermesc = join(dirname(require.resolve('react-native/package.json')), 'sdks/hermesc', process.platform === 'darwin' ? 'osx-bin' : 'linux64-bin', 'hermesc');
+// React Native ships hermesc for these three; there is none for Linux on arm64.
+const HERMESC = { darwin: 'osx-bin/hermesc', win32: 'win64-bin/hermesc.exe', linux: 'linux64-bin/hermesc' };
+if (!HERMESC[process.platform] || (process.platform === 'linux' && process.arch !== 'x64')) throw new Error(`React Native ships no hermesc for ${process.platform}-${process.arch}`);
+const hermesc = join(dirname(require.resolve('react-native/package.json')), 'sdks/hermesc', HERMESC[process.platform]);
 const bytecode = join(out, 'index.android.hbc');
 run(hermesc, ['-emit-binary', '-O', '-w', '-out', bytecode, bundle], appDir);
 

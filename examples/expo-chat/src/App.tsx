@@ -3,7 +3,7 @@
  * stack of screens chosen by state (no navigation library, to keep the example about Gatehouse).
  */
 import { GatehouseProvider, useSession, type Agent, type AuthLinkResult, type Chat } from '@gatehouse/react-native';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ActivityIndicator, Linking, Text, View } from 'react-native';
 import { AgentsScreen } from './screens/AgentsScreen';
 import { ChatScreen } from './screens/ChatScreen';
@@ -38,6 +38,8 @@ function Main() {
   }, [status]);
 
   // A mailed link that opened the app, at launch or while it runs (APP_LINK_URL=gatehouse-example://auth).
+  // The launch URL is handled once: its token works once, and effects can run again (Fast Refresh).
+  const launchUrlHandled = useRef(false);
   useEffect(() => {
     const open = async (url: string | null) => {
       if (!url) return;
@@ -49,7 +51,10 @@ function Main() {
         setNotice(describeError(error));
       }
     };
-    void Linking.getInitialURL().then(open);
+    if (!launchUrlHandled.current) {
+      launchUrlHandled.current = true;
+      void Linking.getInitialURL().then(open);
+    }
     const subscription = Linking.addEventListener('url', ({ url }) => void open(url));
     return () => subscription.remove();
   }, [handleAuthLink]);

@@ -10,8 +10,10 @@ export function AgentsScreen({ onOpen }: { onOpen: (agent: Agent) => void }) {
   const agents = useAgents();
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const [adding, setAdding] = useState(false);
 
   async function addAgent() {
+    setAdding(true); // a double tap adds one agent
     setError(null);
     try {
       await gh.agents.create({ name: name.trim(), model: 'gpt-4o' });
@@ -19,6 +21,8 @@ export function AgentsScreen({ onOpen }: { onOpen: (agent: Agent) => void }) {
       await agents.refresh();
     } catch (failure) {
       setError(failure);
+    } finally {
+      setAdding(false);
     }
   }
 
@@ -26,7 +30,7 @@ export function AgentsScreen({ onOpen }: { onOpen: (agent: Agent) => void }) {
     <Screen title="Agents" right={<Button kind="plain" title="Log out" onPress={() => void signOut()} />}>
       <Text style={styles.muted}>Signed in as {user?.email}</Text>
       <Field label="New agent" value={name} onChangeText={setName} autoCapitalize="sentences" placeholder="Support bot" />
-      <Button title="Add agent" onPress={addAgent} disabled={name.trim() === ''} />
+      <Button title="Add agent" onPress={addAgent} disabled={adding || name.trim() === ''} />
       <ErrorLine error={error ?? agents.error} />
       <FlatList
         data={agents.items}
