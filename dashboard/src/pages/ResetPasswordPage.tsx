@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
 import { Link } from '../components/Link.tsx';
@@ -11,9 +11,11 @@ import { forgetQuery } from '../lib/router.ts';
 
 /** The page behind the mailed link `/reset-password?token=…`. */
 export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
-  // Read once, then dropped from the address bar so it is not left in history or shared by accident.
+  // Read once, then dropped from the address bar so it is not left in history or shared by accident:
+  // in the same commit as the page appears (a layout effect), not a frame later, when someone could
+  // already have copied the address.
   const [token] = useState(() => query.get('token') ?? '');
-  useEffect(() => forgetQuery(), []);
+  useLayoutEffect(() => forgetQuery(), []);
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   // A reset usually follows a compromise: revoking every API key is offered, and on, by default.
