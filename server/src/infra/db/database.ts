@@ -7,6 +7,7 @@ import pg from 'pg';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
+import { registerSqlRunner, runThroughKysely, type SqlResult } from './prepared-queries.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -25,6 +26,8 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+const NO_ROWS = Object.freeze([]) as unknown as unknown[];
+
 function openSqlite(url: string): DatabaseHandle {
   const path = url.slice('sqlite:'.length) || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -38,7 +41,21 @@ function openSqlite(url: string): DatabaseHandle {
   // cache (the default is 2 MiB) and the file memory-mapped up to 256 MiB. Both are ceilings.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withPreparedStatements(sqlite) }) });
+  const statements = withPreparedStatements(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // better-sqlite3 runs a statement to its end synchronously, so a prepared query runs directly,
+  // unless a transaction of Kysely's holds the one connection (across awaits) and this query is
+  // not part of it: then it waits its turn through Kysely.
+  registerSqlRunner(db, (name, compiled, values, executor) => {
+    if (sqlite.inTransaction && !executor.isTransaction) return runThroughKysely(name, compiled, values, executor);
+    try {
+      const statement = statements.prepare(compiled.sql) as unknown as SQLite.Statement;
+      const result: SqlResult = statement.reader ? { rows: statement.all(values), changes: 0 } : { rows: NO_ROWS, changes: statement.run(values).changes };
+      return Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -69,6 +86,14 @@ function openPostgres(options: DatabaseOptions): DatabaseHandle {
     client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+  // Outside a transaction a prepared query is a named statement on any pooled connection:
+  // PostgreSQL parses and plans it once per connection, not on every call. Inside one, it must run
+  // on the transaction's connection, which only Kysely holds.
+  registerSqlRunner(db, async (name, compiled, values, executor) => {
+    if (executor.isTransaction) return runThroughKysely(name, compiled, values, executor);
+    const result = await pool.query({ name, text: compiled.sql, values });
+    return { rows: result.rows, changes: result.rowCount ?? 0 };
+  });
   return {
     db,
     dialect: 'postgres',

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DialectName } from '../../infra/db/database.js';
 import { AppError } from '../../core/errors.js';
 import type { Database } from '../../infra/db/schema.js';
+import { preparedQuery, type PreparedQuery } from '../../infra/db/prepared-queries.js';
 
 /** The counters beside each account (migration 0007): what it holds of each capped collection. */
 export type AccountCounter = 'agent_count' | 'chat_count' | 'api_key_count' | 'webhook_count';
@@ -34,14 +35,14 @@ export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, u
  * together pass the cap. Give the unit back with `releaseCapacity` when the thing is deleted.
  */
 export async function takeCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, cap: number, what: string): Promise<void> {
-  const result = await trx
-    .updateTable('users')
-    .set((eb) => ({ [counter]: eb(counter, '+', 1) }))
-    .where('id', '=', userId)
-    .where(counter, '<', cap)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw new AppError('limit_reached', `An account can hold at most ${cap} ${what}.`, { limit: cap });
+  if ((await TAKE[counter].run({ userId, cap }, trx)) === 0) throw new AppError('limit_reached', `An account can hold at most ${cap} ${what}.`, { limit: cap });
 }
+
+const takeOne = (counter: AccountCounter) => preparedQuery((q, $: { userId: string; cap: number }) =>
+  q.updateTable('users').set((eb) => ({ [counter]: eb(counter, '+', 1) })).where('id', '=', $.userId).where(counter, '<', $.cap));
+const TAKE: Record<AccountCounter, PreparedQuery<{ userId: string; cap: number }, unknown>> = {
+  agent_count: takeOne('agent_count'), chat_count: takeOne('chat_count'), api_key_count: takeOne('api_key_count'), webhook_count: takeOne('webhook_count'),
+};
 
 /** Gives back `count` units (a delete, a revoke) in the transaction that removed them. */
 export async function releaseCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, count = 1): Promise<void> {

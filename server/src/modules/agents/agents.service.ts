@@ -6,11 +6,13 @@ import type { AgentsTable, Database } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
 import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
+import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { recordEvent } from '../events/event-outbox.js';
 import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
 
 export type AgentRow = Selectable<AgentsTable>;
+const AGENT_COLUMNS = ['id', 'user_id', 'name', 'description', 'instructions', 'model', 'metadata', 'created_at', 'updated_at'] as const satisfies readonly (keyof AgentRow)[];
 
 export function presentAgent(row: AgentRow) {
   return {
@@ -19,12 +21,17 @@ export function presentAgent(row: AgentRow) {
   };
 }
 
+const findAgent = preparedQuery((q, $: { userId: string; id: string }) => q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).where('id', '=', $.id));
+const newestAgents = preparedQuery((q, $: { userId: string; limit: number }) => q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).orderBy('id', 'desc').limit($.limit));
+const agentsBefore = preparedQuery((q, $: { userId: string; cursor: string; limit: number }) =>
+  q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit));
+const insertAgent = preparedQuery((q, $: AgentRow) => q.insertInto('agents').values(eachParam($, AGENT_COLUMNS)));
+
 /** Agents belong to one account; every query is scoped by user_id, so another account sees 404. */
 export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: () => void }) {
-  const { db, clock } = deps;
+  const { db, dialect, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
-  const find = (q: Kysely<Database>, userId: string, id: string) =>
-    q.selectFrom('agents').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  const find = (q: Kysely<Database>, userId: string, id: string) => findAgent.first({ userId, id }, q);
 
   return {
     async create(userId: string, body: CreateAgentBody): Promise<AgentRow> {
@@ -35,7 +42,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
       };
       const { deliveries } = await db.transaction().execute(async (trx) => {
         await takeCapacity(trx, userId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
-        await trx.insertInto('agents').values(row).execute();
+        await insertAgent.run(row, trx);
         return recordEvent(trx, clock, { userId, type: 'agent.created', data: presentAgent(row) });
       });
       if (deliveries) deps.onEvent();
@@ -49,9 +56,8 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
     },
 
     async list(userId: string, limit: number, cursor?: string) {
-      let q = db.selectFrom('agents').selectAll().where('user_id', '=', userId);
-      if (cursor) q = q.where('id', '<', cursor);
-      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+      const rows = cursor ? await agentsBefore.all({ userId, cursor, limit: limit + 1 }, db) : await newestAgents.all({ userId, limit: limit + 1 }, db);
+      return toPage(rows, limit);
     },
 
     async update(userId: string, id: string, body: UpdateAgentBody): Promise<AgentRow> {
@@ -78,7 +84,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
     /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
       const { deliveries } = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, userId); // the account first, as every cap change does
+        await lockAccount(trx, dialect, userId); // the account first, as every cap change does
         const chats = await trx.deleteFrom('chats').where('user_id', '=', userId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();

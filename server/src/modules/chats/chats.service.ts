@@ -7,6 +7,7 @@ import { isId, newId } from '../../core/ids.js';
 import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
+import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { type CreateChatBody, type CreateMessageBody } from './chats.schemas.js';
 
 export type ChatRow = Selectable<ChatsTable>;
@@ -14,6 +15,32 @@ export type MessageRow = Selectable<MessagesTable>;
 
 export const presentChat = (c: ChatRow) => ({ id: c.id, agent_id: c.agent_id, title: c.title, created_at: c.created_at, updated_at: c.updated_at });
 export const presentMessage = (m: MessageRow) => ({ id: m.id, chat_id: m.chat_id, role: m.role as 'user' | 'assistant', content: m.content, created_at: m.created_at });
+
+type Owned = { userId: string };
+type Page = Owned & { limit: number };
+const findChatQuery = preparedQuery((q, $: Owned & { id: string }) => q.selectFrom('chats').selectAll().where('user_id', '=', $.userId).where('id', '=', $.id));
+// A list's filters (agent, cursor) each change the SQL: one prepared query per combination.
+const chatsQuery = {
+  newest: preparedQuery((q, $: Page) => q.selectFrom('chats').selectAll().where('user_id', '=', $.userId).orderBy('id', 'desc').limit($.limit)),
+  before: preparedQuery((q, $: Page & { cursor: string }) =>
+    q.selectFrom('chats').selectAll().where('user_id', '=', $.userId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit)),
+  newestOfAgent: preparedQuery((q, $: Page & { agentId: string }) =>
+    q.selectFrom('chats').selectAll().where('user_id', '=', $.userId).where('agent_id', '=', $.agentId).orderBy('id', 'desc').limit($.limit)),
+  beforeOfAgent: preparedQuery((q, $: Page & { agentId: string; cursor: string }) =>
+    q.selectFrom('chats').selectAll().where('user_id', '=', $.userId).where('agent_id', '=', $.agentId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit)),
+};
+const messagesQuery = {
+  newest: preparedQuery((q, $: Page & { chatId: string }) =>
+    q.selectFrom('messages').selectAll().where('chat_id', '=', $.chatId).where('user_id', '=', $.userId).orderBy('id', 'desc').limit($.limit)),
+  before: preparedQuery((q, $: Page & { chatId: string; cursor: string }) =>
+    q.selectFrom('messages').selectAll().where('chat_id', '=', $.chatId).where('user_id', '=', $.userId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit)),
+};
+/** Finds the owner's chat, takes a place under the per-chat cap and stamps updated_at, in one statement. */
+const takeMessagePlace = preparedQuery((q, $: Owned & { chatId: string; cap: number; now: string }) =>
+  q.updateTable('chats').set((eb) => ({ message_count: eb('message_count', '+', 1), updated_at: $.now }))
+    .where('id', '=', $.chatId).where('user_id', '=', $.userId).where('message_count', '<', $.cap).returning('agent_id'));
+const MESSAGE_COLUMNS = ['id', 'chat_id', 'user_id', 'role', 'content', 'created_at'] as const satisfies readonly (keyof MessageRow)[];
+const insertMessage = preparedQuery((q, $: MessageRow) => q.insertInto('messages').values(eachParam($, MESSAGE_COLUMNS)));
 
 /**
  * Chats hold the conversation with one agent. The service stores and routes: a user message
@@ -23,8 +50,7 @@ export const presentMessage = (m: MessageRow) => ({ id: m.id, chat_id: m.chat_id
 export function createChatsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'chatsPerAccount' | 'messagesPerChat'>; onEvent: () => void }) {
   const { db, clock } = deps;
   const chatNotFound = () => new AppError('not_found', 'No chat with this id.');
-  const findChat = (q: Kysely<Database>, userId: string, id: string) =>
-    q.selectFrom('chats').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  const findChat = (q: Kysely<Database>, userId: string, id: string) => findChatQuery.first({ userId, id }, q);
 
   return {
     async create(userId: string, body: CreateChatBody): Promise<ChatRow> {
@@ -51,10 +77,11 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
     },
 
     async list(userId: string, limit: number, cursor?: string, agentId?: string) {
-      let q = db.selectFrom('chats').selectAll().where('user_id', '=', userId);
-      if (agentId) q = q.where('agent_id', '=', agentId);
-      if (cursor) q = q.where('id', '<', cursor);
-      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+      const page = { userId, limit: limit + 1 };
+      const rows = agentId
+        ? await (cursor ? chatsQuery.beforeOfAgent.all({ ...page, agentId, cursor }, db) : chatsQuery.newestOfAgent.all({ ...page, agentId }, db))
+        : await (cursor ? chatsQuery.before.all({ ...page, cursor }, db) : chatsQuery.newest.all(page, db));
+      return toPage(rows, limit);
     },
 
     async delete(userId: string, id: string): Promise<void> {
@@ -77,19 +104,12 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
       const row: MessageRow = { id: newId('message'), chat_id: chatId, user_id: userId, role: body.role, content: body.content, created_at: now };
       const cap = deps.caps.messagesPerChat;
       const { deliveries } = await db.transaction().execute(async (trx) => {
-        const chat = await trx
-          .updateTable('chats')
-          .set((eb) => ({ message_count: eb('message_count', '+', 1), updated_at: now }))
-          .where('id', '=', chatId)
-          .where('user_id', '=', userId)
-          .where('message_count', '<', cap)
-          .returning('agent_id')
-          .executeTakeFirst();
+        const chat = await takeMessagePlace.first({ userId, chatId, cap, now }, trx);
         if (!chat) {
           if (!(await findChat(trx, userId, chatId))) throw chatNotFound();
           throw new AppError('limit_reached', `A chat can hold at most ${cap} messages; start a new chat.`, { limit: cap });
         }
-        await trx.insertInto('messages').values(row).execute();
+        await insertMessage.run(row, trx);
         return recordEvent(trx, clock, { userId, type: 'chat.message.created', data: { ...presentMessage(row), agent_id: chat.agent_id } });
       });
       if (deliveries) deps.onEvent();
@@ -98,9 +118,8 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
 
     /** Carries the owner in the query; only an empty page asks whether the chat is there at all. */
     async listMessages(userId: string, chatId: string, limit: number, cursor?: string) {
-      let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId).where('user_id', '=', userId);
-      if (cursor) q = q.where('id', '<', cursor);
-      const rows = await q.orderBy('id', 'desc').limit(limit + 1).execute();
+      const page = { userId, chatId, limit: limit + 1 };
+      const rows = cursor ? await messagesQuery.before.all({ ...page, cursor }, db) : await messagesQuery.newest.all(page, db);
       if (rows.length === 0 && !(await findChat(db, userId, chatId))) throw chatNotFound();
       return toPage(rows, limit);
     },

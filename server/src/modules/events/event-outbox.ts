@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
+import { preparedQuery } from '../../infra/db/prepared-queries.js';
 import { patternMatches, type EventType } from './event-types.js';
 
 export interface EventEnvelope {
@@ -17,6 +18,13 @@ export interface RecordedEvent {
   deliveries: number;
 }
 
+const insertEvent = preparedQuery((q, $: { id: string; userId: string; type: string; data: string; createdAt: string }) =>
+  q.insertInto('events').values({ id: $.id, user_id: $.userId, type: $.type, data: $.data, created_at: $.createdAt }));
+const enabledEndpoints = preparedQuery((q, $: { userId: string }) =>
+  q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1));
+const enabledEndpoint = preparedQuery((q, $: { userId: string; id: string }) =>
+  q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1).where('id', '=', $.id));
+
 /**
  * The transactional outbox: called with the transaction that makes the change, it writes the
  * event and one pending delivery per matching enabled endpoint. Either all of it commits with the
@@ -29,10 +37,10 @@ export async function recordEvent(
 ): Promise<RecordedEvent> {
   const now = isoTime(clock.now());
   const event: EventEnvelope = { id: newId('event'), type: input.type, created_at: now, data: input.data };
-  await trx.insertInto('events').values({ id: event.id, user_id: input.userId, type: event.type, data: JSON.stringify(event.data), created_at: now }).execute();
-  let q = trx.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', input.userId).where('enabled', '=', 1);
-  if (input.onlyEndpointId) q = q.where('id', '=', input.onlyEndpointId);
-  const endpoints = await q.execute();
+  await insertEvent.run({ id: event.id, userId: input.userId, type: event.type, data: JSON.stringify(event.data), createdAt: now }, trx);
+  const endpoints = input.onlyEndpointId
+    ? await enabledEndpoint.all({ userId: input.userId, id: input.onlyEndpointId }, trx)
+    : await enabledEndpoints.all({ userId: input.userId }, trx);
   const targets = input.onlyEndpointId ? endpoints : endpoints.filter((e) => e.events.split(' ').some((p) => patternMatches(p, event.type)));
   if (targets.length > 0) {
     await trx
