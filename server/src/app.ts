@@ -7,7 +7,7 @@ import { clientErrorHandler } from './http/client-errors.js';
 import { registerCommonHeaders } from './http/common-headers.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerErrorsPage } from './http/errors-page.js';
-import { createMetrics, createRequestDurations, registerRequestMetrics } from './http/metrics.js';
+import { createMetrics, createRequestDurations, observeUnmatched, registerRequestMetrics } from './http/metrics.js';
 import { trackAllowedMethods } from './http/method-router.js';
 import { registerOpenApi } from './http/openapi.js';
 import { frameworkErrorHandler, registerProblemHandlers } from './http/problem.js';
@@ -61,13 +61,15 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   // JSON only (API.md §1): Fastify's built-in text/plain parser would let plain text reach validation.
   app.removeContentTypeParser('text/plain');
   const allowedMethods = trackAllowedMethods(app);
-  registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods });
+  registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods, onNotFound: observeUnmatched(durations) });
   // Every named schema is added here, at the root: a child plugin calling addSchema would get
   // Fastify's default validator instead of ours (lenient bodies) for its routes.
   app.addSchema(ProblemSchema);
   for (const module of [...V1_MODULES, ...ROOT_MODULES]) for (const schema of module.schemas ?? []) app.addSchema(schema);
 
-  registerCommonHeaders(app);
+  registerAuthentication(app, authentication);
+  registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
+  registerCommonHeaders(app); // after every hook that puts itself first on a route: it must come first
   // One line per request at LOG_LEVEL=info or lower. The level is fixed at start (LOG_LEVEL), so
   // at warn and above the hook is not even installed.
   if (logsAt(app.log, 'info')) {
@@ -87,8 +89,6 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   }
 
   registerRequestMetrics(app, durations);
-  registerAuthentication(app, authentication);
-  registerPublicRateLimit(app, { limiter: deps.attempts, perMinute: config.publicRateLimitPerMinute });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   registerErrorsPage(app);

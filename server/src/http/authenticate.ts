@@ -5,12 +5,13 @@ import type { AccountCache } from '../modules/accounts/account-cache.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
 import { limitsFor } from '../core/tiers.js';
-import type { AccessTokens } from '../modules/tokens/access-tokens.js';
+import type { AccessClaims, AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement } from './auth-context.js';
 import type { ApiKeyVerifier } from '../core/credentials.js';
 import { AppError } from '../core/errors.js';
 import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { setCommonHeaders } from './common-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
@@ -40,45 +41,36 @@ function asChallenge(error: unknown): never {
 }
 
 /**
- * The fast path of `resolveCredential`: only for the canonical `Bearer <credential>` form and only
- * from the caches. Never throws: undefined means "take the full path", which parses leniently
- * and produces the right error for every case this one skips (expired, revoked, malformed).
+ * The one parser of the Authorization header: `Bearer <credential>` (scheme in any case, spaces
+ * around the credential tolerated); anything else is a 401 with a challenge.
  */
-export function resolveCachedCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): AuthContext | undefined {
-  if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
-  const credential = authorization.slice(7);
-  try {
-    if (credential.startsWith('gth_')) return deps.apiKeys.verifyCached(credential);
-    // An exact match with a token verified before (no whitespace can hide in it then).
-    const claims = deps.accessTokens.verifyCached(credential);
-    if (claims === undefined || deps.revocations.isRevoked(claims.sid)) return undefined;
-    return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
-  } catch {
-    return undefined;
-  }
+export function parseBearer(authorization: string | undefined): string {
+  if (!authorization) throw challenge('authentication_required', 'Send Authorization: Bearer <API key or access token>.');
+  const match = BEARER.exec(authorization);
+  if (!match || match[1]!.length > MAX_CREDENTIAL_LENGTH) throw challenge('invalid_token', 'The Authorization header must be "Bearer <credential>".');
+  return match[1]!;
+}
+const BEARER = /^Bearer +(\S+) *$/i;
+
+function sessionContext(deps: Pick<AuthenticateDeps, 'revocations'>, claims: AccessClaims): AuthContext {
+  if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
+  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
 }
 
 /**
- * The other half of the fast path: the caller's account when it is cached, fresh and enabled;
- * undefined otherwise (no credential, not cached, stale, disabled), when only the full path
- * can answer.
+ * Who a credential belongs to: an API key (by prefix) or an access token, verified behind their
+ * caches. A credential verified before comes back as it is, without a promise (nearly every
+ * request); a new one as a promise. Credential errors are thrown as 401 challenges.
  */
-export function cachedEnabledAccount(deps: Pick<AuthenticateDeps, 'accounts'>, auth: AuthContext | undefined): UserRow | undefined {
-  if (auth === undefined) return undefined;
-  const account = deps.accounts.peek(auth.userId);
-  return account === undefined || account.disabled ? undefined : account;
-}
-
-/** Tells an API key from an access token by prefix and verifies it (both paths cache). */
-export async function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, authorization: string | undefined): Promise<AuthContext> {
-  if (!authorization) throw challenge('authentication_required', 'Send Authorization: Bearer <API key or access token>.');
-  const match = /^Bearer +(\S+) *$/i.exec(authorization);
-  if (!match || match[1]!.length > MAX_CREDENTIAL_LENGTH) throw challenge('invalid_token', 'The Authorization header must be "Bearer <credential>".');
-  const credential = match[1]!;
-  if (credential.startsWith('gth_')) return deps.apiKeys.verify(credential).catch(asChallenge);
-  const claims = await deps.accessTokens.verify(credential).catch(asChallenge);
-  if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
-  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
+export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, credential: string): AuthContext | Promise<AuthContext> {
+  try {
+    if (credential.startsWith('gth_')) return deps.apiKeys.verifyCached(credential) ?? deps.apiKeys.verify(credential).catch(asChallenge);
+    const claims = deps.accessTokens.verifyCached(credential);
+    if (claims !== undefined) return sessionContext(deps, claims);
+    return deps.accessTokens.verify(credential).then((verified) => sessionContext(deps, verified), asChallenge);
+  } catch (error) {
+    return asChallenge(error);
+  }
 }
 
 /** Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing. */
@@ -112,75 +104,58 @@ function rateLimited(decision: RateDecision): AppError {
   });
 }
 
-/** After the account is known and counted: headers, then 429, then the route's requirement. */
-function admit(request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow, decision: RateDecision, nowMs: number): void {
-  setRateLimitHeaders(reply, decision, nowMs);
-  if (!decision.allowed) throw rateLimited(decision);
-  authorize(request, requirement, auth, account);
-  request.rateLimit = decision;
-}
-
-function authorize(request: FastifyRequest, requirement: AuthRequirement, auth: AuthContext, account: UserRow): void {
-  const refused = authorizationFailure(auth, requirement, account.role);
-  if (refused) throw refused;
-  request.auth = auth;
-  request.account = account;
-}
-
 /**
- * The authenticate step of every protected route: resolve the credential, load the account
- * (cached), then either spend one request of the account's budget (one limiter call, both
- * windows) or, on a budget-exempt route, its abuse limit; then check the route's requirement.
- * Counting comes before the scope check: API.md §5 counts every request that carries a valid
- * credential.
- */
-export async function authenticate(deps: AuthenticateDeps, request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement): Promise<void> {
-  const auth = await resolveCredential(deps, request.headers.authorization);
-  const account = await deps.accounts.get(auth.userId);
-  // The credential outlived its account (deleted): it no longer authenticates anyone.
-  if (!account) throw challenge('invalid_token', 'The account behind this credential no longer exists.');
-  if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-  if (request.routeOptions.config.budget === 'exempt') {
-    await spendAccountRouteLimit(deps.accountRoutes, auth, request.ip);
-    return authorize(request, requirement, auth, account);
-  }
-  const decision = await deps.limiter.consume(auth.userId, limitsFor(account));
-  admit(request, reply, requirement, auth, account, decision, deps.clock.now());
-}
-
-/**
- * The same step as a callback-style hook for the routes that spend from the budget. When the
- * credential and the account are cached (nearly every request) it runs without a promise; with
- * the memory limiter it is then entirely synchronous, and with Redis the limiter's round trip (a
- * callback, no promise) is its only wait. Anything else (first use of a credential, a stale
- * account, any error to report, an exempt route) takes `authenticate`.
+ * The authenticate step of every protected route, as its onRequest hook: parse the header,
+ * resolve the credential (cached), load the account (cached), spend one request (one limiter
+ * call: the account's budget, or on a budget-exempt route its abuse limit), then check the
+ * route's requirement. Each stage goes on synchronously when its answer is at hand and after
+ * its promise otherwise, so a request whose credential and account are cached creates no promise
+ * on the memory limiter and waits only for the round trip on Redis. Counting comes before the
+ * scope check: API.md §5 counts every request that carries a valid credential.
  */
 function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, exempt: boolean): onRequestHookHandler {
-  const slowPath = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    authenticate(deps, request, reply, requirement).then(() => done(), done);
-  };
-  if (exempt) return slowPath;
+  function withAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow | undefined): void {
+    // The credential outlived its account (deleted): it no longer authenticates anyone.
+    if (!account) return done(challenge('invalid_token', 'The account behind this credential no longer exists.'));
+    if (account.disabled) return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
+    if (exempt) {
+      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, requirement, auth, account), done);
+      return;
+    }
+    deps.limiter.consumeThen(auth.userId, limitsFor(account), (error, decision) => {
+      if (decision === undefined) return done(error as Error);
+      setRateLimitHeaders(reply, decision, deps.clock.now());
+      if (!decision.allowed) return done(rateLimited(decision));
+      request.rateLimit = decision;
+      admit(request, done, requirement, auth, account);
+    });
+  }
+
+  function withCredential(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext): void {
+    const account = deps.accounts.peek(auth.userId);
+    if (account !== undefined) return withAccount(request, reply, done, auth, account);
+    deps.accounts.get(auth.userId).then((loaded) => withAccount(request, reply, done, auth, loaded), done);
+  }
+
   return function authenticateRequest(request, reply, done) {
-    const auth = resolveCachedCredential(deps, request.headers.authorization);
-    const account = cachedEnabledAccount(deps, auth);
-    if (auth === undefined || account === undefined) return slowPath(request, reply, done);
-    const limits = limitsFor(account);
-    if (deps.limiter.consumeNow !== undefined) return finish(deps, request, reply, requirement, auth, account, done, null, deps.limiter.consumeNow(auth.userId, limits));
-    deps.limiter.consumeThen(auth.userId, limits, (error, decision) => finish(deps, request, reply, requirement, auth, account, done, error, decision));
+    setCommonHeaders(request, reply);
+    let auth: AuthContext | Promise<AuthContext>;
+    try {
+      auth = resolveCredential(deps, parseBearer(request.headers.authorization));
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (auth instanceof Promise) auth.then((resolved) => withCredential(request, reply, done, resolved), done);
+    else withCredential(request, reply, done, auth);
   };
 }
 
-/** The hook's last step once the limiter answered (a top-level function: no closure per request). */
-function finish(
-  deps: AuthenticateDeps, request: FastifyRequest, reply: FastifyReply, requirement: AuthRequirement, auth: AuthContext, account: UserRow,
-  done: HookHandlerDoneFunction, error: unknown, decision: RateDecision | undefined,
-): void {
-  if (decision === undefined) return done(error as Error);
-  try {
-    admit(request, reply, requirement, auth, account, decision, deps.clock.now());
-  } catch (admitError) {
-    return done(admitError as Error);
-  }
+/** The route's requirement, once the request is counted; the caller is known to the handler from here on. */
+function admit(request: FastifyRequest, done: HookHandlerDoneFunction, requirement: AuthRequirement, auth: AuthContext, account: UserRow): void {
+  const refused = authorizationFailure(auth, requirement, account.role);
+  if (refused) return done(refused);
+  request.auth = auth;
+  request.account = account;
   done();
 }
 

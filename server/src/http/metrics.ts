@@ -33,6 +33,13 @@ export function registerRequestMetrics(app: FastifyInstance, duration: RouteHist
     const hooks = Array.isArray(route.onResponse) ? route.onResponse : route.onResponse ? [route.onResponse] : [];
     route.onResponse = [...hooks, observe(route.url)] as RouteOptions['onResponse'];
   });
-  const unmatched = observe('unmatched');
-  app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
+}
+
+/**
+ * The same for answers no route matched, under the template 'unmatched': called by the not-found
+ * handler (onRoute never sees it), so the other requests need no second onResponse hook.
+ */
+export function observeUnmatched(duration: RouteHistogram): (request: FastifyRequest, reply: FastifyReply) => void {
+  const record = duration.forRoute('unmatched');
+  return (request, reply) => void reply.raw.once('finish', () => record(request.method, reply.statusCode, reply.elapsedTime / 1000));
 }

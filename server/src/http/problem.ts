@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../infra/db/errors.js';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../core/errors.js';
+import { setCommonHeaders } from './common-headers.js';
 import { createFailureLog } from './failure-log.js';
 import { documentFrameworkErrors } from './framework-responses.js';
 import { validationToFieldErrors } from './validation.js';
@@ -132,8 +133,7 @@ export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppEr
  */
 export function frameworkErrorHandler(publicUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    reply.header('X-Request-Id', request.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
+    setCommonHeaders(request, reply);
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     void sendProblem(reply, publicUrl, appError);
@@ -141,7 +141,12 @@ export function frameworkErrorHandler(publicUrl: string) {
 }
 
 /** The one place errors become responses. Registered on the root instance. */
-export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl: string; allowedMethods: (url: string) => string[] }) {
+export function registerProblemHandlers(app: FastifyInstance, opts: {
+  publicUrl: string;
+  allowedMethods: (url: string) => string[];
+  /** Told of every request no route matched (metrics). */
+  onNotFound?: (request: FastifyRequest, reply: FastifyReply) => void;
+}) {
   documentFrameworkErrors(app);
   const logFailure = createFailureLog();
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -151,6 +156,8 @@ export function registerProblemHandlers(app: FastifyInstance, opts: { publicUrl:
   });
 
   app.setNotFoundHandler((request, reply) => {
+    setCommonHeaders(request, reply);
+    opts.onNotFound?.(request, reply);
     const allowed = opts.allowedMethods(request.url);
     // A route of this method matched and found nothing (a missing static file): a 404, not a 405.
     const method = request.method === 'HEAD' ? 'GET' : request.method;
