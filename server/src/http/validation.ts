@@ -22,14 +22,21 @@ const textAjv = createAjv({ coerceTypes: 'array' });
 /** NUL, or a lone surrogate (with the u flag a paired surrogate is one code point and does not match). */
 const NOT_TEXT = /[\u0000\p{Cs}]/u;
 
-/** JSON Pointer of the first string (or key) that is not storable text, or null. Runs on input the schema accepted. */
+/**
+ * JSON Pointer of the first string (or key) that is not storable text, or null. Runs on input the
+ * schema accepted, on every request: the pointer is built only for a value that fails.
+ */
 function notTextAt(value: unknown, path: string): string | null {
   if (typeof value === 'string') return NOT_TEXT.test(value) ? path || '/' : null;
   if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    const found = NOT_TEXT.test(key) ? at : notTextAt(item, at);
-    if (found) return found;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (NOT_TEXT.test(key) || (item !== null && typeof item === 'object') || (typeof item === 'string' && NOT_TEXT.test(item))) {
+      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const found = NOT_TEXT.test(key) ? at : notTextAt(item, at);
+      if (found) return found;
+    }
   }
   return null;
 }
