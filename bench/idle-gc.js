@@ -1,10 +1,10 @@
-// The idle-GC state (docs/PERFORMANCE.md): a full GC while a Gatehouse server idles before its
-// first requests left process.nextTick's feedback megamorphic and the process slower for life,
-// until `serve` kept one tick record alive (server/src/infra/next-tick-anchor.ts). This measures
-// CPU per hot-path GET /v1/users/me (embedded) of fresh servers, interleaved, in three set-ups:
+// The idle-GC state (docs/PERFORMANCE.md): whether a full GC while a Gatehouse server idles before
+// its first requests (V8's memory reducer runs one) leaves the process slower for life, as it once
+// did through process.nextTick's type feedback. This measures CPU per GET /v1/users/me (embedded)
+// of fresh servers, interleaved, in up to three set-ups:
 //   this checkout, no forced GC;  this checkout, one full GC after setup and before any load;
-//   and, given --before DIR (a checkout from before the anchor, e.g. `git archive a2051f6 server`
-//   extracted there, with DIR/node_modules a symlink to this one's), that one with the same GC.
+//   and, given --before DIR (another checkout, e.g. `git archive <commit> server` extracted there,
+//   with DIR/node_modules a symlink to this one's), that one with the same GC.
 //   npm run idle-gc -w bench -- [--rounds 3] [--duration 4] [--before DIR]
 import autocannon from 'autocannon';
 import { fileURLToPath } from 'node:url';

@@ -2,12 +2,9 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createDependencies } from './dependencies.js';
 import { createLogger } from './infra/logger.js';
-import { anchorNextTickShape } from './infra/next-tick-anchor.js';
 
 /** Process entry for `gatehouse serve`: config → dependencies → listen → graceful shutdown. */
 export async function serve(config: Config): Promise<void> {
-  // Before anything can idle: see infra/next-tick-anchor.ts (about a quarter of a small request's CPU).
-  await anchorNextTickShape();
   const logger = createLogger(config.logLevel);
   const deps = await createDependencies(config, { logger });
   const app = await buildApp(deps, { loggerInstance: logger });

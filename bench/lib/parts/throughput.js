@@ -31,7 +31,6 @@ const SHAPE_LABEL = 'bare Fastify, /v1/users/me-shaped answer (floor)';
 export const FLOOR_TARGETS = {
   shape: { label: SHAPE_LABEL },
   'hello-defaults': { label: 'bare Fastify hello-world, Node defaults' },
-  'hello-anchored': { label: 'bare Fastify hello-world, nextTick record kept alive' },
 };
 export const PEER_TARGETS = {
   'ba-session': { label: 'GET /api/auth/get-session, session cookie', path: '/api/auth/get-session' },
@@ -61,12 +60,10 @@ async function startHello(ctx) {
 /**
  * The same hello-world in another set-up, shown beside the ceiling and never a goal's base:
  * `hello-defaults` under Node's default flags (what Gatehouse reaches against a bare Fastify nobody
- * tuned); `hello-anchored` keeping one process.nextTick record alive as Gatehouse's `serve` does
- * (server/src/infra/next-tick-anchor.ts): the ceiling without the idle-GC state (docs/PERFORMANCE.md).
+ * tuned).
  */
 const HELLO_VARIANTS = {
   'hello-defaults': { label: 'bare Fastify hello-world, Node defaults (no flags)', env: {}, options: { nodeFlags: [] } },
-  'hello-anchored': { label: 'bare Fastify hello-world, nextTick record kept alive', env: { ANCHOR_NEXT_TICK: '1' }, options: {} },
 };
 
 async function startHelloVariant(ctx, id) {
