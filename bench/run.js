@@ -14,7 +14,7 @@ import { cleanupAll } from './lib/cleanup.js';
 import { describePinning, planPinning } from './lib/cpu-pinning.js';
 import { runGrowth } from './lib/parts/growth.js';
 import { runLogin } from './lib/parts/login.js';
-import { runRoutes } from './lib/parts/routes.js';
+import { ROUTE_IDS, runRoutes } from './lib/parts/routes.js';
 import { FLOOR_TARGETS, GATEHOUSE_TARGETS, GOALS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
 import { stopAll } from './lib/processes.js';
 import { summarizeProfile } from './lib/profile.js';
@@ -42,6 +42,7 @@ const HELP = `Usage: npm run bench [-- options]
   --connections N     concurrent connections of the throughput loads (default 100)
   --modes LIST        embedded,redis (default both)
   --targets LIST      ${ALL_TARGETS.join(',')} (default all)
+  --routes LIST       routes part: ${ROUTE_IDS.join(',')} (default all)
   --login-connections N   logins in flight for login throughput and the storm (default 4)
   --storm-rate N      fixed rate of the GETs measured alone and during logins (default 500 req/s)
   --storm-connections N   connections for those GETs (default 50: enough to hold the rate when answers slow down)
@@ -56,8 +57,9 @@ const HELP = `Usage: npm run bench [-- options]
   --timeout S         give up (and clean up) after this many seconds (default 3600)
   --server-root DIR   measure the server in DIR/server instead of this checkout's (e.g. an
                       extracted commit); its node_modules must resolve
-  --compare DIR       throughput part: also measure the server in DIR/server, side by side in the
-                      same rounds (rows tagged [basename of DIR]): a change against its base`;
+  --compare DIR       throughput and routes parts: also measure the server in DIR/server, side by
+                      side in the same rounds (rows tagged [basename of DIR]): a change against its
+                      base (routes: a second process on the same database, against the same ceiling)`;
 
 const { values: opts } = parseArgs({
   options: {
@@ -69,6 +71,7 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '100' },
     modes: { type: 'string', default: 'embedded,redis' },
     targets: { type: 'string', default: ALL_TARGETS.join(',') },
+    routes: { type: 'string', default: ROUTE_IDS.join(',') },
     'login-connections': { type: 'string', default: '4' },
     'storm-rate': { type: 'string', default: '500' },
     'storm-connections': { type: 'string', default: '50' },
@@ -93,6 +96,7 @@ const parts = list(opts.parts);
 const modes = list(opts.modes);
 const growthModes = list(opts['growth-modes'] ?? opts.modes);
 const targetIds = list(opts.targets);
+for (const id of list(opts.routes)) if (!ROUTE_IDS.includes(id)) throw new Error(`unknown route ${id} (one of ${ROUTE_IDS.join(', ')})`);
 for (const p of parts) if (!PARTS[p]) throw new Error(`unknown part ${p}`);
 for (const m of [...modes, ...growthModes]) if (!GOALS[m]) throw new Error(`unknown mode ${m}`);
 for (const t of targetIds) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
@@ -167,6 +171,7 @@ async function main() {
   if (usesRedis) redisProbe = await connectRedisProbe(SERVER_ROOT);
   const ctx = {
     repoRoot: ROOT, log, schedule, modes, growthModes, targetIds, redisProbe, pinning, processes,
+    routeIds: new Set(list(opts.routes)),
     connections: Number(opts.connections),
     loginConnections: Number(opts['login-connections']),
     stormRate: Number(opts['storm-rate']),
@@ -183,7 +188,7 @@ async function main() {
     const started = Date.now();
     log(`bench: == ${part} ==`);
     // Each part gets its own copy of the context, since parts keep their own resources on it.
-    const outcome = await PARTS[part](part === 'throughput' ? { ...ctx, schedule: throughputSchedule } : { ...ctx, servers: ctx.servers.slice(0, 1) });
+    const outcome = await PARTS[part](part === 'throughput' ? { ...ctx, schedule: throughputSchedule } : part === 'routes' ? ctx : { ...ctx, servers: ctx.servers.slice(0, 1) });
     await outcome.release(); // free the machine (servers, databases) before the next part
     outcome.seconds = (Date.now() - started) / 1000;
     outcomes[part] = outcome;

@@ -64,6 +64,18 @@ async function startServer(deployment) {
   await waitUntilServing(deployment.server, `${deployment.base}/healthz`);
 }
 
+/**
+ * Another server process on a started deployment's storage (the same database and Redis), from
+ * `root`/server: a second version of the code measured against the same data. Stopped by
+ * `teardown` of the deployment it returns, which owns nothing else.
+ */
+export async function startAnotherServer(deployment, root, name) {
+  const port = await freePort();
+  const other = { ...newDeployment(deployment.mode, root, name), env: { ...deployment.env, PORT: String(port) }, nodeArgs: deployment.nodeArgs, base: `http://127.0.0.1:${port}` };
+  await startServer(other);
+  return other;
+}
+
 /** Stops the server, runs `whileStopped` (a bulk load of its database), starts it again. */
 export async function withServerStopped(deployment, whileStopped) {
   await stopProcess(deployment.server);

@@ -5,7 +5,7 @@
 // hello-world.
 import { onCleanup } from '../cleanup.js';
 import { AGENTS_PAGE, prepareAccount } from '../gatehouse-account.js';
-import { newDeployment, startGatehouse, teardown } from '../gatehouse.js';
+import { newDeployment, startAnotherServer, startGatehouse, teardown } from '../gatehouse.js';
 import { expectStatus } from '../http.js';
 import { interleavedRounds } from '../load.js';
 import { freePort, startProcess, stopProcess, waitUntilServing } from '../processes.js';
@@ -31,6 +31,9 @@ function routeRequests(ids) {
     'agent-create': { label: 'POST /v1/agents', method: 'POST', path: '/v1/agents', headers: json, body: JSON.stringify({ name: 'Bench agent', model: 'gpt-4o', description: 'Made under load.' }) },
   };
 }
+/** What `--routes` picks from: every route, the mix, and the two account reads. */
+export const ROUTE_IDS = ['agent-get', 'agent-list', 'chat-list', 'messages-read', 'message-post', 'agent-create', 'mixed', 'users-me', 'usage'];
+
 /** Ten requests each connection sends in turn: 7 reads, 2 message posts, 1 agent create. */
 const MIX = ['agent-get', 'agent-list', 'messages-read', 'chat-list', 'agent-get', 'messages-read', 'agent-list', 'message-post', 'message-post', 'agent-create'];
 
@@ -87,21 +90,36 @@ export async function runRoutes(ctx) {
     const ceiling = await startCeiling(ctx, deployment, account.userId);
     const requests = routeRequests(ids);
     const redis = mode === 'redis';
-    for (const [route, request] of Object.entries(requests)) {
-      const gh = target(`${mode}:${route}`, mode, request.label, deployment.base, request, account.key, deployment.server, redis);
-      const top = target(`${mode}:${route}:ceiling`, mode, `${request.label} (ceiling)`, ceiling.base, request, null, ceiling.process, false);
-      targets.push(gh, top);
-      pairs.push({ mode, what: request.label, gatehouse: gh, ceiling: top, goal: ROUTE_GOALS[mode][route] ?? ROUTE_GOALS[mode].route });
-    }
     const mix = { mix: MIX.map((r) => requests[r]) };
-    const ghMix = target(`${mode}:mixed`, mode, 'mixed workload (70/20/10)', deployment.base, mix, account.key, deployment.server, redis);
+    const tops = {};
+    const wanted = (id) => ctx.routeIds?.has(id) ?? true;
+    const measured = Object.entries(requests).filter(([route]) => wanted(route));
+    for (const [route, request] of measured) tops[route] = target(`${mode}:${route}:ceiling`, mode, `${request.label} (ceiling)`, ceiling.base, request, null, ceiling.process, false);
     const topMix = target(`${mode}:mixed:ceiling`, mode, 'mixed workload (ceiling)', ceiling.base, mix, null, ceiling.process, false);
-    targets.push(ghMix, topMix);
-    pairs.push({ mode, what: 'mixed: 70% reads, 20% message posts, 10% agent creates', gatehouse: ghMix, ceiling: topMix, goal: ROUTE_GOALS[mode].mixed });
-    for (const [path, credential] of [['/v1/users/me', account.token], ['/v1/usage', account.key]]) {
-      const t = target(`${mode}:${path}`, mode, `GET ${path}`, deployment.base, { method: 'GET', path }, credential, deployment.server, redis);
-      targets.push(t);
-      pairs.push({ mode, what: `GET ${path} ÷ bare Fastify hello-world`, gatehouse: t, ceiling: hello, goal: ROUTE_GOALS[mode].hello });
+    targets.push(...Object.values(tops), ...(wanted('mixed') ? [topMix] : []));
+    // This checkout's server, then (--compare) another version's, on the same data and ceiling.
+    for (const [i, server] of ctx.servers.entries()) {
+      const gatehouse = i === 0 ? deployment : await startAnotherServer(deployment, server.root, `${deployment.name}${server.tag}`);
+      if (i > 0) ctx.releases.push(onCleanup(`Gatehouse ${gatehouse.name}`, () => teardown(gatehouse)));
+      const tag = server.tag;
+      // An access token of this process's own signing key (without GATEHOUSE_SECRET each process keeps its own).
+      const token = i === 0 ? account.token : (await expectStatus(gatehouse.base, 'POST', '/v1/auth/login', 200, { body: { username: account.email, password: account.password } })).json.access_token;
+      for (const [route, request] of measured) {
+        const gh = target(`${mode}:${route}${tag}`, mode, `${request.label}${tag}`, gatehouse.base, request, account.key, gatehouse.server, redis);
+        targets.push(gh);
+        pairs.push({ mode, what: `${request.label}${tag}`, gatehouse: gh, ceiling: tops[route], goal: ROUTE_GOALS[mode][route] ?? ROUTE_GOALS[mode].route });
+      }
+      if (wanted('mixed')) {
+        const ghMix = target(`${mode}:mixed${tag}`, mode, `mixed workload (70/20/10)${tag}`, gatehouse.base, mix, account.key, gatehouse.server, redis);
+        targets.push(ghMix);
+        pairs.push({ mode, what: `mixed: 70% reads, 20% message posts, 10% agent creates${tag}`, gatehouse: ghMix, ceiling: topMix, goal: ROUTE_GOALS[mode].mixed });
+      }
+      for (const [id, path, credential] of [['users-me', '/v1/users/me', token], ['usage', '/v1/usage', account.key]]) {
+        if (!wanted(id)) continue;
+        const t = target(`${mode}:${path}${tag}`, mode, `GET ${path}${tag}`, gatehouse.base, { method: 'GET', path }, credential, gatehouse.server, redis);
+        targets.push(t);
+        pairs.push({ mode, what: `GET ${path} ÷ bare Fastify hello-world${tag}`, gatehouse: t, ceiling: hello, goal: ROUTE_GOALS[mode].hello });
+      }
     }
   }
 
