@@ -8,6 +8,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
 import { registerSqlRunner, runThroughKysely, type SqlResult } from './prepared-queries.js';
+import { namedStatementClient } from './named-statements.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -67,7 +68,10 @@ function openSqlite(url: string): DatabaseHandle {
 function openPostgres(options: DatabaseOptions): DatabaseHandle {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  // SQL text → statement name of every prepared query run here (see the runner below).
+  const statementNames = new Map<string, string>();
   const pool = new pg.Pool({
+    Client: namedStatementClient(statementNames),
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
@@ -86,10 +90,11 @@ function openPostgres(options: DatabaseOptions): DatabaseHandle {
     client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
-  // Outside a transaction a prepared query is a named statement on any pooled connection:
-  // PostgreSQL parses and plans it once per connection, not on every call. Inside one, it must run
-  // on the transaction's connection, which only Kysely holds.
+  // A prepared query is a named statement: PostgreSQL parses and plans it once per connection, not
+  // on every call. Outside a transaction it runs on any pooled connection; inside one it must run
+  // on the transaction's connection, which only Kysely holds, and the pool's client names it.
   registerSqlRunner(db, async (name, compiled, values, executor) => {
+    if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, name);
     if (executor.isTransaction) return runThroughKysely(name, compiled, values, executor);
     const result = await pool.query({ name, text: compiled.sql, values });
     return { rows: result.rows, changes: result.rowCount ?? 0 };

@@ -40,6 +40,18 @@ describe(`preparedQuery (${url.split(':')[0]})`, () => {
     expect(await rename.run({ id: 'usr_x', name: 'Nobody' }, database.db)).toBe(0);
   });
 
+  it.runIf(process.env.DATABASE_URL)('runs as a named statement on PostgreSQL, in a transaction too (parsed and planned once per connection)', async () => {
+    const prepared = async (q: typeof database.db) =>
+      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(q)).rows.map((r) => r.statement);
+    // Run nowhere else, so only the transaction's connection can have prepared it.
+    const renameByEmail = preparedQuery((q, $: { email: string; name: string }) => q.updateTable('users').set({ name: $.name }).where('email', '=', $.email));
+    await database.db.transaction().execute(async (trx) => {
+      expect(await renameByEmail.run({ email: 'usr_c@example.com', name: 'In a transaction' }, trx)).toBe(1);
+      expect((await prepared(trx)).some((s) => /update "users" set "name" = \$1 where "email" = \$2/.test(s))).toBe(true);
+    });
+    expect(await userNamed.first({ id: 'usr_c' }, database.db)).toEqual({ id: 'usr_c', email: 'usr_c@example.com' });
+  });
+
   it('refuses a call that leaves a parameter out, naming it', async () => {
     await expect(userNamed.first({} as { id: string }, database.db)).rejects.toThrow(/no value for \$\.id/);
   });
