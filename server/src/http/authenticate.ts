@@ -11,7 +11,7 @@ import type { ApiKeyVerifier } from '../core/credentials.js';
 import { AppError } from '../core/errors.js';
 import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
-import { setCommonHeaders } from './common-headers.js';
+import { setCommonHeaders, settingCommonHeaders } from './common-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
@@ -137,7 +137,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
     deps.accounts.get(auth.userId).then((loaded) => withAccount(request, reply, done, auth, loaded), done);
   }
 
-  return function authenticateRequest(request, reply, done) {
+  return settingCommonHeaders(function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     setCommonHeaders(request, reply);
     let auth: AuthContext | Promise<AuthContext>;
     try {
@@ -147,7 +147,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
     }
     if (auth instanceof Promise) auth.then((resolved) => withCredential(request, reply, done, resolved), done);
     else withCredential(request, reply, done, auth);
-  };
+  });
 }
 
 /** The route's requirement, once the request is counted; the caller is known to the handler from here on. */

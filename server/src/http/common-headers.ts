@@ -11,6 +11,13 @@ export function setCommonHeaders(request: FastifyRequest, reply: FastifyReply): 
   if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
 }
 
+const SETS_COMMON_HEADERS = Symbol('sets the common headers first');
+
+/** Marks an onRequest hook that calls setCommonHeaders before anything else (the authenticate step). */
+export function settingCommonHeaders<H extends object>(hook: H): H {
+  return Object.assign(hook, { [SETS_COMMON_HEADERS]: true });
+}
+
 function commonHeadersHook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   setCommonHeaders(request, reply);
   done();
@@ -18,14 +25,15 @@ function commonHeadersHook(request: FastifyRequest, reply: FastifyReply, done: H
 
 /**
  * Every answer gets the common headers from its route's first onRequest hook, so errors carry them
- * too: on protected routes the authenticate step sets them first thing (one hook a request, not
- * two: each hook Fastify runs costs about as much as the work of a small one); on every other
- * route this hook, put in front of the route's own. Answers that no route matched get them from
- * the not-found handler (problem.ts), framework errors from theirs. Register it after every other
- * hook that prepends onRequest hooks, and before the routes.
+ * too: where that hook sets them itself (the authenticate step, marked with settingCommonHeaders)
+ * nothing is added (one hook a request, not two: each hook Fastify runs costs about as much as the
+ * work of a small one); on every other route this hook goes in front. Answers that no route
+ * matched get them from the not-found handler (problem.ts), framework errors from theirs. Register
+ * it after every other hook that prepends onRequest hooks, and before the routes.
  */
 export function registerCommonHeaders(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (!route.config?.auth) prependOnRequest(route, commonHeadersHook);
+    const first = [route.onRequest ?? []].flat()[0] as { [SETS_COMMON_HEADERS]?: true } | undefined;
+    if (!first?.[SETS_COMMON_HEADERS]) prependOnRequest(route, commonHeadersHook);
   });
 }

@@ -92,7 +92,17 @@ export async function runThroughKysely(_name: string, compiled: CompiledQuery, v
   return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0) };
 }
 
-/** `{ column: $.column, … }` for an INSERT of whole rows (a spread of `$` would see no keys). */
-export function eachParam<P extends object, K extends keyof P>($: P, keys: readonly K[]): Pick<P, K> {
-  return Object.fromEntries(keys.map((key) => [key, $[key]])) as Pick<P, K>;
+/** What a list of columns leaves out of the row type `P` (never when it names them all). */
+type Unlisted<P, K extends readonly (keyof P)[]> = Exclude<keyof P, K[number]>;
+
+/**
+ * `{ column: $.column, … }` for an INSERT of whole rows (a spread of `$` would see no keys). The
+ * list must name every column of the row type: a column added later and forgotten here is a type
+ * error, not a value silently left out of the INSERT.
+ */
+export function eachParam<P extends object, const K extends readonly (keyof P)[]>(
+  $: P,
+  keys: K & ([Unlisted<P, K>] extends [never] ? unknown : { missingColumns: Unlisted<P, K> }),
+): P {
+  return Object.fromEntries(keys.map((key) => [key, $[key]])) as P;
 }

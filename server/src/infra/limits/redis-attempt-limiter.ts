@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { batchPerTurn } from '../turn-batch.js';
 import { combineDecisions, type AttemptBucket, type AttemptLimiter, type LimitDecision } from './attempt-limiter.js';
 
 /**
@@ -123,25 +124,11 @@ export function createRedisAttemptLimiter(redis: Redis, keyPrefix = 'gatehouse:a
     );
   }
 
-  let queue: PendingTake[] = [];
-  let scheduled = false;
-  // setImmediate: after every request that arrived in this turn of the event loop has asked.
-  function flush(): void {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    for (let i = 0; i < batch.length; i += MAX_BATCH) send(batch.slice(i, i + MAX_BATCH));
-  }
+  const enqueue = batchPerTurn(send, MAX_BATCH);
 
   return {
     take(buckets): Promise<LimitDecision> {
-      return new Promise((resolve, reject) => {
-        queue.push({ buckets, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
+      return new Promise((resolve, reject) => enqueue({ buckets, resolve, reject }));
     },
     giveBack: async (buckets) => void (await client.gatehouseAttemptGiveBack(...args(buckets))),
     reset: async (key) => void (await redis.del(keyPrefix + key)),

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { budgetState, DAY_MS, decide, drain, promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from '../../core/tiers.js';
+import { batchPerTurn } from '../../infra/turn-batch.js';
 
 /**
  * Both windows in one atomic step per request: the script drains the minute bucket, reads the
@@ -87,8 +88,6 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
   // No numberOfKeys: the key count is the first argument of each call.
   redis.defineCommand('gatehouseRateLimitBatch', { lua: SCRIPT });
   const client = redis as unknown as { gatehouseRateLimitBatch(...args: (string | number)[]): Promise<Reply> };
-  let queue: Pending[] = [];
-  let scheduled = false;
 
   function send(batch: Pending[]): void {
     const at = now();
@@ -117,20 +116,9 @@ export function createRedisRateLimiter(redis: Redis, keyPrefix = 'gatehouse:rl:'
     );
   }
 
-  // setImmediate: after every request that arrived in this turn of the event loop has asked.
-  function flush(): void {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    for (let i = 0; i < batch.length; i += MAX_BATCH) send(batch.slice(i, i + MAX_BATCH));
-  }
-
+  const enqueue = batchPerTurn(send, MAX_BATCH);
   function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void {
-    queue.push({ key: keyPrefix + accountId, limits, callback });
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
+    enqueue({ key: keyPrefix + accountId, limits, callback });
   }
 
   return {
