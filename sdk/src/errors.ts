@@ -109,3 +109,22 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
     retryAfterSeconds,
   });
 }
+
+/** What a login needs to finish when the account has a second factor (a 403 `mfa_required` from login). */
+export interface MfaChallenge {
+  mfaToken: string;
+  /** `totp`, `recovery_code`. */
+  methods: string[];
+  /** Seconds the token stays valid. */
+  expiresIn: number;
+}
+
+/**
+ * The challenge inside a login's 403 `mfa_required`, or null for any other error (a step-up
+ * `mfa_required` carries no token: call `me.mfa.stepUp()` then).
+ */
+export function mfaChallengeOf(error: unknown): MfaChallenge | null {
+  if (!isGatehouseError(error) || error.code !== 'mfa_required' || typeof error.problem?.mfa_token !== 'string') return null;
+  const methods = Array.isArray(error.problem.methods) ? error.problem.methods.filter((m): m is string => typeof m === 'string') : [];
+  return { mfaToken: error.problem.mfa_token, methods, expiresIn: typeof error.problem.expires_in === 'number' ? error.problem.expires_in : 0 };
+}

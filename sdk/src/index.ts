@@ -4,7 +4,7 @@
  */
 export { createGatehouse, type Gatehouse, type GatehouseOptions } from './client.js';
 export type { CallInput, CreateOptions, RequestOptions } from './core.js';
-export { GatehouseError, isGatehouseError, type ClientErrorCode, type FieldError } from './errors.js';
+export { GatehouseError, isGatehouseError, mfaChallengeOf, type ClientErrorCode, type FieldError, type MfaChallenge } from './errors.js';
 export type { FetchLike } from './http.js';
 export type { components, OperationId, operations, Page, paths, QueryParams, RequestBody, Schemas, Success } from './operations.js';
 export type * from './models.js';

@@ -22,6 +22,7 @@ const INTS = {
   MESSAGES_PER_CHAT: IntString(1, 10_000_000),
   API_KEYS_PER_ACCOUNT: IntString(1, 100_000),
   WEBHOOKS_PER_ACCOUNT: IntString(1, 10_000),
+  MFA_STEP_UP_SECONDS: IntString(30, 86_400),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -64,6 +65,8 @@ export const Config = Type.Object({
     apiKeysPerAccount: Type.Integer(),
     webhooksPerAccount: Type.Integer(),
   }),
+  /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
+  mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -224,9 +227,17 @@ export function loadConfig(env: Env = process.env): Config {
       apiKeysPerAccount: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
       webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
     },
+    mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     logLevel,
     production,
   };
   if (!ConfigCheck.Check(config)) throw new ConfigError('environment', 'produced an invalid configuration');
   return config;
+}
+
+/** The name authenticator apps list the account under; it travels in otpauth:// URLs. */
+function readTotpIssuer(env: Env): string {
+  const issuer = env.TOTP_ISSUER ?? 'Gatehouse';
+  if (!/^[\p{L}\p{N} ._-]{1,60}$/u.test(issuer)) throw new ConfigError('TOTP_ISSUER', 'must be 1 to 60 letters, digits, spaces, dots, dashes or underscores (no colon)');
+  return issuer;
 }

@@ -23,6 +23,8 @@ import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-
 import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createLoginService, type LoginService } from './modules/auth/login.service.js';
+import { createMfaRepository } from './modules/mfa/mfa.repository.js';
+import { createMfaService, type MfaService } from './modules/mfa/mfa.service.js';
 import { createPasswordHasher, type PasswordHasher } from './modules/auth/password-hasher.js';
 import type { ReadinessCheck } from './modules/health/health.routes.js';
 import { withFallback } from './modules/limits/fallback-rate-limiter.js';
@@ -52,6 +54,7 @@ export interface Dependencies {
   users: UsersService;
   sessions: SessionsService;
   login: LoginService;
+  mfa: MfaService;
   apiKeys: ApiKeysService;
   apiKeyVerifier: ApiKeyVerifierService;
   admin: AdminService;
@@ -151,8 +154,12 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const users = createUsersService({
       users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
     });
+    const mfa = createMfaService({
+      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret,
+      maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
+    });
     const login = createLoginService({
-      users: usersRepository, sessions, hasher, attempts, securityLog,
+      users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
@@ -173,7 +180,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
+      users, sessions, login, mfa, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database

@@ -17,7 +17,11 @@ import { chatsRoutes } from './modules/chats/chats.routes.js';
 import { Chat, Message } from './modules/chats/chats.schemas.js';
 import { accountEmailRoutes } from './modules/email/account-email.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { mfaRoutes } from './modules/mfa/mfa.routes.js';
+import { MfaStatus } from './modules/mfa/mfa.schemas.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
+import { openIdConfigurationRoute } from './modules/jwks/openid-configuration.routes.js';
+import { ALL_SCOPES } from './modules/tokens/scopes.js';
 import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
 import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
 import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
@@ -41,6 +45,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'auth', schemas: [User, TokenResponse], register: (v1, d) => v1.register(authRoutes, { users: d.users, login: d.login, sessions: d.sessions, accountEmail: d.accountEmail, securityLog: d.securityLog }) },
   { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, { accountEmail: d.accountEmail }) },
   { name: 'users', schemas: [Me], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail }) },
+  { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa, users: d.users }) },
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
   { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog }) },
@@ -52,9 +57,10 @@ export const V1_MODULES: AppModule[] = [
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
 ];
 
-/** Outside /v1: the JWKS at its well-known path too, mobile app links, health and metrics. */
+/** Outside /v1: the JWKS at its well-known path too, OpenID discovery, mobile app links, health and metrics. */
 export const ROOT_MODULES: AppModule[] = [
   { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
+  { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, ALL_SCOPES)) },
   { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
   { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics })) },
 ];

@@ -209,6 +209,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/me/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's second factors
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        get: operations["getMfa"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start TOTP enrolment: a secret to scan
+         * @description The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["enrolTotp"];
+        /**
+         * Turn TOTP off (and drop the recovery codes)
+         * @description Needs a current `code` or a `recovery_code`; or the `password`, if this session proved its factor within MFA_STEP_UP_SECONDS (otherwise 403 mfa_required).
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn TOTP on with a first code; returns the recovery codes
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the recovery codes with ten new ones
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the second factor in this session, for sensitive changes
+         * @description Creating an API key, changing the password, new recovery codes and turning TOTP off with the password answer 403 mfa_required unless the session proved its factor within MFA_STEP_UP_SECONDS.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["stepUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/mfa/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a login with the second factor
+         * @description After POST /v1/auth/login answered 403 mfa_required: its `mfa_token` (valid 5 minutes, used once) and a `code` or `recovery_code`. Wrong codes count against the account like wrong passwords.
+         */
+        post: operations["verifyMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me/security-events": {
         parameters: {
             query?: never;
@@ -616,6 +746,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID Connect Discovery metadata (issuer, jwks_uri, algorithms) */
+        get: operations["getOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -736,10 +883,20 @@ export interface components {
                 per_day: number;
             };
         };
+        MfaStatus: {
+            totp: {
+                /** @enum {string} */
+                status: "disabled" | "pending" | "enabled";
+                enabled_at: string | null;
+            };
+            recovery_codes_remaining: number;
+            /** @description Until when this session may make sensitive changes without proving its factor again */
+            step_up_expires_at: string | null;
+        };
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -2087,6 +2244,758 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MfaStatus"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enrolTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Base32; for entering by hand */
+                        secret: string;
+                        /** @description otpauth://totp/… for authenticator apps */
+                        otpauth_url: string;
+                        /** @description The otpauth_url as a QR code, an SVG document */
+                        qr_svg: string;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The 6-digit code the authenticator app shows now
+                     * @example 492039
+                     */
+                    code?: string;
+                    /**
+                     * @description One of the recovery codes (each works once)
+                     * @example k7m2p-x9q4r
+                     */
+                    recovery_code?: string;
+                    /** @description Instead of a code: the password, if this session proved its factor within MFA_STEP_UP_SECONDS */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Turned off */
+            204: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The 6-digit code the authenticator app shows now
+                     * @example 492039
+                     */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten one-time codes, shown this once: store them somewhere safe */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten one-time codes, shown this once: store them somewhere safe */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stepUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The 6-digit code the authenticator app shows now
+                     * @example 492039
+                     */
+                    code?: string;
+                    /**
+                     * @description One of the recovery codes (each works once)
+                     * @example k7m2p-x9q4r
+                     */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        step_up_expires_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the 403 mfa_required answer of POST /v1/auth/login */
+                    mfa_token: string;
+                    /**
+                     * @description The 6-digit code the authenticator app shows now
+                     * @example 492039
+                     */
+                    code?: string;
+                    /**
+                     * @description One of the recovery codes (each works once)
+                     * @example k7m2p-x9q4r
+                     */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,7 +5950,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url: string;
-                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string;
                 };
             };
@@ -5566,7 +6475,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url?: string;
-                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string | null;
                     /** @description true re-enables an endpoint disabled by a 410 */
                     enabled?: boolean;
@@ -6124,6 +7033,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Jwks"];
+                };
+            };
+        };
+    };
+    getOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `iss` of every access token: PUBLIC_URL */
+                        issuer: string;
+                        jwks_uri: string;
+                        /** @description Password and refresh grants as form posts: POST /v1/auth/login and /v1/auth/refresh */
+                        token_endpoint: string;
+                        grant_types_supported: string[];
+                        response_types_supported: string[];
+                        subject_types_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        token_endpoint_auth_methods_supported: string[];
+                        scopes_supported: string[];
+                        claims_supported: string[];
+                        /** @description The `aud` of every access token: PUBLIC_URL/v1 */
+                        access_token_audience: string;
+                    };
                 };
             };
         };

@@ -2,6 +2,7 @@
 import type { Call, RequestOptions } from '../core.js';
 import type { QueryParams, RequestBody } from '../operations.js';
 import type { SessionManager } from '../session.js';
+import { mfaResource } from './mfa.js';
 
 export function accountResource(call: Call, sessions: SessionManager) {
   return {
@@ -17,5 +18,7 @@ export function accountResource(call: Call, sessions: SessionManager) {
     resendVerification: (options?: RequestOptions) => call('resendVerification', {}, options),
     /** Newest first; page with `cursor` or with paginate(). */
     securityEvents: (query?: QueryParams<'listSecurityEvents'>, options?: RequestOptions) => call('listSecurityEvents', { query }, options),
+    /** Second factors: TOTP, recovery codes, step-up. */
+    mfa: mfaResource(call),
   };
 }

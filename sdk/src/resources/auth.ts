@@ -11,9 +11,20 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     /** Creates an account (does not sign in: call login next). */
     register: (body: RequestBody<'register'>, options?: RequestOptions) => call('register', { body }, options),
 
-    /** Exchanges email (`username`) and password for tokens and stores the session. */
+    /**
+     * Exchanges email (`username`) and password for tokens and stores the session. On an account
+     * with a second factor it rejects with 403 `mfa_required`: take the token with
+     * `mfaChallengeOf(error)` and finish with verifyMfa().
+     */
     async login(body: RequestBody<'login'>, options?: RequestOptions): Promise<Success<'login'>> {
       const tokens = await call('login', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
+    /** The second half of a login: the `mfa_token` and a `code` or `recovery_code`; stores the session. */
+    async verifyMfa(body: RequestBody<'verifyMfa'>, options?: RequestOptions): Promise<Success<'verifyMfa'>> {
+      const tokens = await call('verifyMfa', { body }, options);
       await sessions.save(tokens);
       return tokens;
     },

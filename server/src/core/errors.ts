@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   forbidden: { status: 403, title: 'Forbidden' },
   account_disabled: { status: 403, title: 'Account disabled' },
   email_not_verified: { status: 403, title: 'Email not verified' },
+  mfa_required: { status: 403, title: 'Second factor required' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },

@@ -10,6 +10,7 @@ import { apiKeysJourney } from './journeys/api-keys.js';
 import { authJourney } from './journeys/auth.js';
 import { canaryJourney } from './journeys/canary.js';
 import { chatsJourney } from './journeys/chats.js';
+import { mfaJourney } from './journeys/mfa.js';
 import { operationsJourney } from './journeys/operations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
@@ -59,6 +60,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   operationsJourney(ctx);
   authJourney(ctx);
   accountJourney(ctx);
+  mfaJourney(ctx);
   apiKeysJourney(ctx);
   agentsJourney(ctx);
   chatsJourney(ctx);

@@ -35,7 +35,7 @@ export interface Stack {
  * address. The account routes' own limit is small for the same reason (their 429 is reachable),
  * yet above what any one actor of the journeys spends on them in a minute.
  */
-export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, accountRoutesPerMinute: 60 } as const;
+export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, accountRoutesPerMinute: 120 } as const;
 
 async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promise<void> }> {
   const shared = process.env.DATABASE_URL;

@@ -119,6 +119,7 @@ describe(`access tokens (${dialect})`, () => {
       sub: user.id,
       sid: expect.stringMatching(/^ses_[0-9a-hjkmnp-tv-z]{26}$/),
       scope: ALL_SCOPES,
+      amr: ['pwd'],
       iat: loginAt,
       exp: loginAt + 900,
       jti: expect.stringMatching(/^[0-9a-f-]{36}$/),

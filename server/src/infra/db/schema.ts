@@ -35,6 +35,10 @@ export interface SessionsTable {
   revoked_reason: string | null;
   ip: string | null;
   user_agent: string | null;
+  /** How the session was authenticated, space-separated RFC 8176 values: `pwd`, `pwd otp`. */
+  amr: Generated<string>;
+  /** When a second factor was last proved in this session (login or step-up); null: never. */
+  factor_verified_at: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -174,6 +178,33 @@ export interface SecurityEventsTable {
   created_at: string;
 }
 
+export interface TotpFactorsTable {
+  user_id: string;
+  /** The base32 secret, sealed with GATEHOUSE_SECRET when it is set (key-encryption.ts). */
+  secret: string;
+  created_at: string;
+  /** Null while enrolment waits for its first code. */
+  confirmed_at: string | null;
+  last_used_step: number | null;
+}
+
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+export interface MfaChallengesTable {
+  token_hash: string;
+  user_id: string;
+  /** The methods already proved (`pwd`), space-separated. */
+  amr: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -190,4 +221,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   email_tokens: EmailTokensTable;
   security_events: SecurityEventsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
 }

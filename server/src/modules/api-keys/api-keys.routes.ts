@@ -56,7 +56,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {
-    config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true },
+    config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true, stepUp: true },
     schema: { tags, operationId: 'createApiKey', summary: 'Create an API key; the secret is in this response only', body: CreateApiKeyBody, response: { 201: Type.Ref('CreatedApiKey'), ...problemResponses([400, 413, 415, 422]) } },
   }, async (request, reply) => {
     const { row, key } = await apiKeys.create(requireAuth(request).userId, request.body);

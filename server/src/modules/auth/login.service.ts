@@ -4,6 +4,7 @@ import type { AttemptBucket, AttemptLimiter } from '../../infra/limits/attempt-l
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UsersRepository } from '../users/users.repository.js';
+import type { MfaService } from '../mfa/mfa.service.js';
 import type { PasswordHasher } from './password-hasher.js';
 
 /** Failed-login windows: per email as configured, per IP ten times that (one NAT, many people). */
@@ -18,6 +19,7 @@ export interface LoginDeps {
   maxFailures: number;
   securityLog: SecurityLog;
   requireEmailVerification: boolean;
+  mfa: Pick<MfaService, 'isEnabled' | 'challenge'>;
 }
 
 
@@ -54,6 +56,8 @@ export function createLoginService(deps: LoginDeps) {
       if (deps.requireEmailVerification && !user.email_verified) {
         throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
       }
+      // A second factor is due: no session yet, only a short-lived token for POST /v1/auth/mfa/verify.
+      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id);
       // The `sign_in` event only after the session exists, so the account's history never shows a
       // sign-in that failed. The security log never fails a login (it reports and goes on).
       const tokens = await deps.sessions.start(user.id, client);

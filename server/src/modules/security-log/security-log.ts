@@ -19,6 +19,12 @@ export const SECURITY_EVENT_TYPES = [
   'api_key_created',
   'api_key_revoked',
   'account_updated_by_admin',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_failed',
+  'step_up',
+  'recovery_codes_regenerated',
+  'recovery_code_used',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

@@ -24,12 +24,15 @@ export function createSessionsRepository(db: Kysely<Database>, dialect: DialectN
         await trx.insertInto('refresh_tokens').values(refreshToken).execute();
       });
     },
+    markFactorProved: async (userId: string, sessionId: string, nowIso: string): Promise<void> => {
+      await db.updateTable('sessions').set({ factor_verified_at: nowIso }).where('id', '=', sessionId).where('user_id', '=', userId).execute();
+    },
     findById: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
     findByRefreshHash: (hash: string) =>
       db
         .selectFrom('refresh_tokens')
         .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
-        .select(['refresh_tokens.token_hash', 'refresh_tokens.rotated_at', 'sessions.id as session_id', 'sessions.user_id', 'sessions.revoked_at', 'sessions.expires_at'])
+        .select(['refresh_tokens.token_hash', 'refresh_tokens.rotated_at', 'sessions.id as session_id', 'sessions.user_id', 'sessions.revoked_at', 'sessions.expires_at', 'sessions.amr'])
         .where('refresh_tokens.token_hash', '=', hash)
         .executeTakeFirst(),
     listActiveForUser: (userId: string, nowIso: string, limit: number, beforeId?: string) => {

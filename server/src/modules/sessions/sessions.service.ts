@@ -40,8 +40,8 @@ export function createSessionsService(deps: SessionsServiceDeps) {
   // A revoked session's tokens live at most one access-token lifetime; remember it that long.
   const revokedUntil = () => clock.now() + deps.accessTokenTtl * 1000 + 60_000;
 
-  async function tokensFor(userId: string, sessionId: string, refreshToken: string): Promise<TokenResponse> {
-    const { token, expiresIn } = await accessTokens.issue({ userId, sessionId, scope });
+  async function tokensFor(userId: string, sessionId: string, amr: string, refreshToken: string): Promise<TokenResponse> {
+    const { token, expiresIn } = await accessTokens.issue({ userId, sessionId, scope, amr: amr.split(' ') });
     return { access_token: token, token_type: 'bearer', expires_in: expiresIn, refresh_token: refreshToken, scope };
   }
 
@@ -69,8 +69,13 @@ export function createSessionsService(deps: SessionsServiceDeps) {
   }
 
   return {
-    async start(userId: string, client: { ip?: string; userAgent?: string }): Promise<TokenResponse> {
+    /**
+     * A new session. `amr`: how it was authenticated (`pwd`, or `pwd otp` after a second factor);
+     * `factorProved`: a second factor was proved for it just now (the step-up window starts).
+     */
+    async start(userId: string, client: { ip?: string; userAgent?: string }, how: { amr: readonly string[]; factorProved: boolean } = { amr: ['pwd'], factorProved: false }): Promise<TokenResponse> {
       const now = isoTime(clock.now());
+      const amr = how.amr.join(' ');
       const sessionId = newId('session');
       const refreshToken = newOpaqueToken(REFRESH_TOKEN_PREFIX);
       await sessions.insertWithRefreshToken(
@@ -84,10 +89,12 @@ export function createSessionsService(deps: SessionsServiceDeps) {
           revoked_reason: null,
           ip: client.ip?.slice(0, 64) ?? null,
           user_agent: client.userAgent?.slice(0, 512) ?? null,
+          amr,
+          factor_verified_at: how.factorProved ? now : null,
         },
         { token_hash: sha256Hex(refreshToken), session_id: sessionId, created_at: now, rotated_at: null },
       );
-      return tokensFor(userId, sessionId, refreshToken);
+      return tokensFor(userId, sessionId, amr, refreshToken);
     },
 
     /**
@@ -122,7 +129,18 @@ export function createSessionsService(deps: SessionsServiceDeps) {
         deps.onRefreshTokenReuse?.({ userId: found.user_id, sessionId: found.session_id, client });
         throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety.');
       }
-      return tokensFor(found.user_id, found.session_id, next);
+      return tokensFor(found.user_id, found.session_id, found.amr, next);
+    },
+
+    /** When a second factor was last proved in this live session of `userId` (null: never, or not theirs). */
+    async factorProvedAt(userId: string, sessionId: string): Promise<string | null> {
+      const row = await sessions.findById(sessionId);
+      return row && row.user_id === userId && row.revoked_at === null ? row.factor_verified_at : null;
+    },
+
+    /** A second factor was just proved in this session of `userId` (step-up, or turning one on). */
+    async factorProved(userId: string, sessionId: string): Promise<void> {
+      await sessions.markFactorProved(userId, sessionId, isoTime(clock.now()));
     },
 
     async list(userId: string, limit: number, cursor?: string): Promise<{ rows: SessionRow[]; nextCursor: string | null }> {

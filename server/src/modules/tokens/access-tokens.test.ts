@@ -23,7 +23,7 @@ describe('access-token cache', () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 24));
     const tokens = createAccessTokens({ keyRing: oneKeyRing(), clock, issuer: 'https://gatehouse.test', ttlSeconds: 60 });
     try {
-      const { token } = await tokens.issue({ userId: 'usr_1', sessionId: 'ses_1', scope: 'usage:read' });
+      const { token } = await tokens.issue({ userId: 'usr_1', sessionId: 'ses_1', scope: 'usage:read', amr: ['pwd'] });
       expect((await tokens.verify(token)).sub).toBe('usr_1');
       expect(tokens.verifyCached(token)?.sid).toBe('ses_1');
 

@@ -9,6 +9,8 @@ export interface AccessClaims {
   sub: string; // user id
   sid: string; // session id
   scope: string;
+  /** How the session was authenticated (RFC 8176): `pwd`, then `otp` or `mfa` when a factor was proved. */
+  amr: string[];
   exp: number;
   iat: number;
   jti: string;
@@ -17,7 +19,7 @@ export interface AccessClaims {
 }
 
 export interface AccessTokens {
-  issue(input: { userId: string; sessionId: string; scope: string }): Promise<{ token: string; expiresIn: number }>;
+  issue(input: { userId: string; sessionId: string; scope: string; amr: readonly string[] }): Promise<{ token: string; expiresIn: number }>;
   /** Throws AppError invalid_token / token_expired. Successful verifications are cached. */
   verify(token: string): Promise<AccessClaims>;
   /**
@@ -72,10 +74,10 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
   }
 
   return {
-    async issue({ userId, sessionId, scope }) {
+    async issue({ userId, sessionId, scope, amr }) {
       const { kid, privateKey } = keyRing.current();
       const now = Math.floor(clock.now() / 1000);
-      const token = await new SignJWT({ sid: sessionId, scope })
+      const token = await new SignJWT({ sid: sessionId, scope, amr: [...amr] })
         .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' })
         .setIssuer(issuer)
         .setAudience(audience)
@@ -125,7 +127,9 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
         throw invalid();
       }
-      const claims: AccessClaims = { sub, sid, scope, exp, iat, jti, scopes: new Set(scope.split(' ')) };
+      // Tokens signed before `amr` existed came from password logins.
+      const amr = Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string') ? (payload.amr as string[]) : ['pwd'];
+      const claims: AccessClaims = { sub, sid, scope, amr, exp, iat, jti, scopes: new Set(scope.split(' ')) };
       verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
       return claims;
     },

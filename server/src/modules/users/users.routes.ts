@@ -37,7 +37,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   });
 
   app.post('/users/me/password', {
-    config,
+    config: { ...config, stepUp: true },
     schema: {
       tags, operationId: 'changePassword', summary: 'Change the password; signs out every other session',
       body: ChangePasswordBody, response: { 204: Type.Null({ description: 'Changed' }), ...problemResponses([400, 413, 415]) },

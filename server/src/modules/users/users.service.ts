@@ -61,6 +61,11 @@ export function createUsersService(deps: UsersServiceDeps) {
   return {
     requireUser,
 
+    /** The current password, confirming a change (a wrong one is a field error at `field`; throttled). */
+    async confirmPassword(userId: string, password: string, field: string): Promise<void> {
+      await checkPassword(await freshUser(userId), password, field);
+    },
+
     async register(input: { email: string; password: string; name: string }): Promise<UserRow> {
       const name = cleanName(input.name);
       const email = input.email.trim();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GetContext } from '../context.js';
 
-/** The public operations outside the account model: health, readiness, metrics, signing keys. */
+/** The public operations outside the account model: health, readiness, metrics, signing keys, OpenID discovery. */
 export function operationsJourney(ctx: GetContext): void {
   describe('operations and keys', () => {
     it('answers healthz, readyz, metrics and the JWKS as documented', async () => {
@@ -12,6 +12,9 @@ export function operationsJourney(ctx: GetContext): void {
       const jwks = await api.call('getJwks', {}, 200);
       expect(jwks.body.keys.length).toBeGreaterThan(0);
       expect(jwks.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
+      const discovery = await api.call('getOpenIdConfiguration', {}, 200);
+      expect(discovery.body).toMatchObject({ id_token_signing_alg_values_supported: ['EdDSA'] });
+      expect(discovery.body.jwks_uri).toBe(`${discovery.body.issuer}/.well-known/jwks.json`);
     });
   });
 }

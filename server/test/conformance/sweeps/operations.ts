@@ -16,6 +16,12 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   deleteMe: 'session',
   changePassword: 'session',
   listSecurityEvents: 'session',
+  getMfa: 'session',
+  enrolTotp: 'session',
+  confirmTotp: 'session',
+  disableTotp: 'session',
+  regenerateRecoveryCodes: 'session',
+  stepUp: 'session',
   listSessions: 'session',
   revokeSession: 'session',
   createApiKey: 'session',
@@ -53,7 +59,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
 export const BUDGET_EXEMPT = new Set([
   'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
   'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage',
-  'adminListUsers', 'adminUpdateUser',
+  'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
 ]);
 
 /** Which id kind a path's {id} is, from the collection it sits in. */

@@ -5,6 +5,7 @@ import * as platform from './0003-platform.js';
 import * as emailAndSecurityLog from './0005-email-and-security-log.js';
 import * as idempotencyLocation from './0006-idempotency-location.js';
 import * as countersAndIndexes from './0007-counters-and-indexes.js';
+import * as secondFactors from './0008-second-factors.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,4 +16,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005-email-and-security-log': emailAndSecurityLog,
   '0006-idempotency-location': idempotencyLocation,
   '0007-counters-and-indexes': countersAndIndexes,
+  '0008-second-factors': secondFactors,
 };

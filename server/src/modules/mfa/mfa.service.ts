@@ -1,0 +1,223 @@
+import QRCode from 'qrcode';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError, fieldError, tooManyAttempts } from '../../core/errors.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
+import { secretSealer } from '../../infra/sealed-secrets.js';
+import { recordEvent } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
+import type { SecurityLog } from '../security-log/security-log.js';
+import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
+import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
+import type { UserRow, UsersRepository } from '../users/users.repository.js';
+import type { MfaRepository } from './mfa.repository.js';
+import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { fromBase32, matchingStep, newTotpSecret, otpauthUrl } from './totp.js';
+
+/** A login that still needs its second factor: the token for POST /v1/auth/mfa/verify lives this long. */
+export const MFA_CHALLENGE_TTL_S = 300;
+const MFA_TOKEN_PREFIX = 'gthm_';
+/** Wrong codes per account in this window, the same budget as failed logins. */
+const FAILURE_WINDOW_S = 15 * 60;
+/** The methods a second factor can be proved with, as the `methods` of an mfa_required answer. */
+export const MFA_METHODS = ['totp', 'recovery_code'] as const;
+
+const totpSecrets = secretSealer({ kind: 'TOTP secret', purpose: 'totp-secrets v1', plainMarker: 'plain:' });
+
+/** What proves a second factor: a code from the authenticator app, or one unused recovery code. */
+export type FactorProof = { code: string; recovery_code?: undefined } | { recovery_code: string; code?: undefined };
+
+export interface MfaServiceDeps {
+  repo: MfaRepository;
+  users: Pick<UsersRepository, 'findById'>;
+  sessions: SessionsService;
+  attempts: AttemptLimiter;
+  securityLog: SecurityLog;
+  clock: Clock;
+  /** GATEHOUSE_SECRET: seals TOTP secrets at rest. */
+  secret: string | undefined;
+  maxFailures: number;
+  stepUpSeconds: number;
+  totpIssuer: string;
+  onEvent?: () => void;
+}
+
+export function createMfaService(deps: MfaServiceDeps) {
+  const { repo, clock, sessions } = deps;
+  const now = () => isoTime(clock.now());
+
+  /** Writes an account event in its own transaction and wakes the delivery worker if it has receivers. */
+  async function publish(userId: string, type: EventType, data: Record<string, unknown>, change?: (trx: MfaRepository['db']) => Promise<void>): Promise<void> {
+    const { deliveries } = await repo.db.transaction().execute(async (trx) => {
+      await change?.(trx);
+      return recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } });
+    });
+    if (deliveries) deps.onEvent?.();
+  }
+
+  async function enabledTotp(userId: string) {
+    const row = await repo.findTotp(userId);
+    return row && row.confirmed_at !== null ? row : undefined;
+  }
+
+  /**
+   * Checks a proof against the account's factors, spending what it uses (a code's time step, a
+   * recovery code). Wrong proofs count against the account like wrong passwords: the attempt is
+   * taken before the check and given back when it passed. Returns the method that passed, or null.
+   */
+  async function prove(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo | undefined): Promise<'otp' | 'recovery_code' | null> {
+    const attempt = [{ key: `mfa-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: FAILURE_WINDOW_S }];
+    const taken = await deps.attempts.take(attempt);
+    if (!taken.allowed) throw tooManyAttempts('Too many wrong codes; try again later.', taken.retryAfterSeconds);
+    let method: 'otp' | 'recovery_code' | null = null;
+    if (proof.code !== undefined) {
+      const totp = await enabledTotp(user.id);
+      const step = totp ? matchingStep(fromBase32(totpSecrets.open(totp.secret, deps.secret)), proof.code.trim(), clock.now()) : null;
+      if (step !== null && (await repo.acceptStep(user.id, step))) method = 'otp';
+    } else if (await repo.useRecoveryCode(user.id, recoveryCodeHash(proof.recovery_code), now())) {
+      method = 'recovery_code';
+      const remaining = await repo.unusedRecoveryCodes(user.id);
+      await deps.securityLog.record(user.id, 'recovery_code_used', client, { remaining });
+      await publish(user.id, 'user.mfa.recovery_code_used', { remaining });
+    }
+    if (method === null) {
+      await deps.securityLog.record(user.id, 'mfa_failed', client, { method: proof.code !== undefined ? 'totp' : 'recovery_code' });
+      return null;
+    }
+    await deps.attempts.giveBack(attempt);
+    return method;
+  }
+
+  /** In settings a wrong code is a field error of the form, like a wrong current password. */
+  async function proveInSettings(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo): Promise<void> {
+    if ((await prove(user, proof, client)) === null) {
+      const field = proof.code !== undefined ? '/code' : '/recovery_code';
+      throw fieldError(field, 'incorrect_code', 'The code is not correct, or it was used already: wait for the next one.');
+    }
+  }
+
+  async function issueRecoveryCodes(trx: MfaRepository['db'], userId: string): Promise<string[]> {
+    const codes = newRecoveryCodes();
+    await repo.replaceRecoveryCodes(trx, userId, codes.map(recoveryCodeHash), now());
+    return codes;
+  }
+
+  const stepUpUntil = (provedAt: string | null) => (provedAt === null ? null : isoTime(Date.parse(provedAt) + deps.stepUpSeconds * 1000));
+
+  return {
+    async isEnabled(userId: string): Promise<boolean> {
+      return (await enabledTotp(userId)) !== undefined;
+    },
+
+    /** The account's factors as settings show them, and until when this session may make sensitive changes. */
+    async status(userId: string, sessionId: string) {
+      const totp = await repo.findTotp(userId);
+      const enabled = totp !== undefined && totp.confirmed_at !== null;
+      const until = enabled ? stepUpUntil(await sessions.factorProvedAt(userId, sessionId)) : null;
+      return {
+        totp: { status: !totp ? ('disabled' as const) : enabled ? ('enabled' as const) : ('pending' as const), enabled_at: totp?.confirmed_at ?? null },
+        recovery_codes_remaining: enabled ? await repo.unusedRecoveryCodes(userId) : 0,
+        step_up_expires_at: until !== null && until > now() ? until : null,
+      };
+    },
+
+    /** Starts TOTP enrolment: a new secret to scan; it counts only once a first code confirms it. */
+    async enrolTotp(user: UserRow) {
+      const secret = newTotpSecret();
+      if (!(await repo.putPendingTotp(user.id, totpSecrets.seal(secret, deps.secret), now()))) {
+        throw new AppError('conflict', 'TOTP is already on for this account; turn it off first to enrol a new authenticator.');
+      }
+      const url = otpauthUrl({ issuer: deps.totpIssuer, account: user.email, secret });
+      return { secret, otpauth_url: url, qr_svg: await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) };
+    },
+
+    /** The first code turns TOTP on and returns the recovery codes, shown this once. */
+    async confirmTotp(user: UserRow, sessionId: string, code: string, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+      const pending = await repo.findTotp(user.id);
+      if (!pending || pending.confirmed_at !== null) throw new AppError('conflict', pending ? 'TOTP is already on for this account.' : 'Start enrolment first: POST /v1/users/me/mfa/totp.');
+      const step = matchingStep(fromBase32(totpSecrets.open(pending.secret, deps.secret)), code.trim(), clock.now());
+      if (step === null || !(await repo.acceptStep(user.id, step, { confirm: now() }))) {
+        throw fieldError('/code', 'incorrect_code', 'The code is not correct: check the time on the device and enter the current code.');
+      }
+      let codes: string[] = [];
+      await publish(user.id, 'user.mfa.enabled', { method: 'totp' }, async (trx) => void (codes = await issueRecoveryCodes(trx, user.id)));
+      await sessions.factorProved(user.id, sessionId);
+      await deps.securityLog.record(user.id, 'mfa_enabled', client, { method: 'totp' });
+      return { recovery_codes: codes };
+    },
+
+    /**
+     * Turns TOTP off. A code (or recovery code) proves the factor by itself; the password instead
+     * needs a factor proved in this session within the step-up window (checked by the caller).
+     */
+    async disableTotp(user: UserRow, client: ClientInfo, proof?: FactorProof): Promise<void> {
+      if (!(await enabledTotp(user.id))) throw new AppError('not_found', 'TOTP is not on for this account.');
+      if (proof) await proveInSettings(user, proof, client);
+      let removed = false;
+      await publish(user.id, 'user.mfa.disabled', { method: 'totp' }, async (trx) => void (removed = await repo.removeAll(trx, user.id)));
+      if (removed) await deps.securityLog.record(user.id, 'mfa_disabled', client, { method: 'totp' });
+    },
+
+    async regenerateRecoveryCodes(user: UserRow, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+      if (!(await enabledTotp(user.id))) throw new AppError('conflict', 'Recovery codes exist only while a second factor is on.');
+      let codes: string[] = [];
+      await publish(user.id, 'user.mfa.recovery_codes_regenerated', {}, async (trx) => void (codes = await issueRecoveryCodes(trx, user.id)));
+      await deps.securityLog.record(user.id, 'recovery_codes_regenerated', client);
+      return { recovery_codes: codes };
+    },
+
+    /** Proves a factor in this session, opening the step-up window; returns when it closes. */
+    async stepUp(user: UserRow, sessionId: string, proof: FactorProof, client: ClientInfo): Promise<{ step_up_expires_at: string }> {
+      if (!(await enabledTotp(user.id))) throw new AppError('conflict', 'This account has no second factor to prove.');
+      await proveInSettings(user, proof, client);
+      await sessions.factorProved(user.id, sessionId);
+      await deps.securityLog.record(user.id, 'step_up', client, { session_id: sessionId });
+      return { step_up_expires_at: stepUpUntil(now())! };
+    },
+
+    /**
+     * For sensitive changes (a new API key, a new password, turning a factor off, new recovery
+     * codes): on an account with a second factor, this session must have proved one within
+     * MFA_STEP_UP_SECONDS; otherwise 403 mfa_required, and the client steps up and retries.
+     */
+    async requireRecentFactor(userId: string, sessionId: string): Promise<void> {
+      if (!(await enabledTotp(userId))) return;
+      const until = stepUpUntil(await sessions.factorProvedAt(userId, sessionId));
+      if (until !== null && until > now()) return;
+      throw new AppError('mfa_required', 'Confirm it is you: prove your second factor (POST /v1/users/me/mfa/step-up), then retry.', {
+        methods: [...MFA_METHODS], step_up_seconds: deps.stepUpSeconds,
+      });
+    },
+
+    /** After a correct password on an account with a factor: the 403 that asks for it, with a one-time token. */
+    async challenge(userId: string): Promise<AppError> {
+      const token = newOpaqueToken(MFA_TOKEN_PREFIX);
+      const createdMs = clock.now();
+      await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, amr: 'pwd', created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000) });
+      return new AppError('mfa_required', 'The password was right; now enter a code from the authenticator app, or a recovery code.', {
+        mfa_token: token, methods: [...MFA_METHODS], expires_in: MFA_CHALLENGE_TTL_S,
+      });
+    },
+
+    /** The second half of a login: a live challenge and a correct proof start the session. */
+    async completeLogin(mfaToken: string, proof: FactorProof, client: ClientInfo): Promise<TokenResponse> {
+      const invalid = new AppError('invalid_token', 'The mfa_token is not valid or has expired: log in again.');
+      if (!mfaToken.startsWith(MFA_TOKEN_PREFIX) || mfaToken.length > 100) throw invalid;
+      const hash = sha256Hex(mfaToken);
+      const challenge = await repo.findLiveChallenge(hash, now());
+      if (!challenge) throw invalid;
+      const user = await deps.users.findById(challenge.user_id);
+      if (!user) throw invalid;
+      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+      const method = await prove(user, proof, client);
+      if (method === null) throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
+      // Spent only now: a mistyped code leaves the challenge for the next try (the attempt limit bounds them).
+      if (!(await repo.useChallenge(hash, now()))) throw invalid;
+      // A recovery code is a one-time password too (RFC 8176 `otp`).
+      const tokens = await sessions.start(user.id, client, { amr: [...challenge.amr.split(' '), 'otp'], factorProved: true });
+      await deps.securityLog.record(user.id, 'sign_in', client, { mfa: method });
+      return tokens;
+    },
+  };
+}
+export type MfaService = ReturnType<typeof createMfaService>;
