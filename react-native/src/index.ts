@@ -11,4 +11,4 @@ export { handleAuthLink, parseAuthLink, type AuthLink, type AuthLinkResult } fro
 export { isTerminal, type AppStateLike, type SessionSnapshot, type SessionStatus } from './session-controller.js';
 export type { BackoffOptions } from './backoff.js';
 // The SDK's client and errors, so an app needs one import.
-export { createGatehouse, GatehouseError, isGatehouseError, memoryTokenStore, type Gatehouse, type TokenStore } from '@gatehouse/sdk';
+export { createGatehouse, GatehouseError, isGatehouseError, memoryTokenStore, mfaChallengeOf, type Gatehouse, type MfaChallenge, type TokenStore } from '@gatehouse/sdk';

@@ -125,6 +125,22 @@ export function createSessionController({ client, storage, appState, retry }: Se
   async function signIn(email: string, password: string): Promise<User> {
     epoch++;
     await client.auth.login({ username: email, password });
+    return adoptNewSession();
+  }
+
+  /**
+   * The second half of a sign-in on an account with a second factor: signIn rejected with 403
+   * `mfa_required` (read its token with `mfaChallengeOf(error)`); this proves a code or a
+   * recovery code and signs in.
+   */
+  async function verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User> {
+    epoch++;
+    await client.auth.verifyMfa({ mfa_token: mfaToken, ...proof });
+    return adoptNewSession();
+  }
+
+  /** The SDK holds a new session: load its user and show it. */
+  async function adoptNewSession(): Promise<User> {
     let user: User;
     try {
       user = await client.me.get();
@@ -186,6 +202,8 @@ export function createSessionController({ client, storage, appState, retry }: Se
     revalidate,
 
     signIn,
+
+    verifyMfa,
 
     /** Creates the account, then signs in to it. */
     async signUp(input: RequestBody<'register'>): Promise<User> {

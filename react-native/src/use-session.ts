@@ -6,7 +6,10 @@ import type { SessionSnapshot } from './session-controller.js';
 import type { User } from './storage.js';
 
 export interface UseSession extends SessionSnapshot {
+  /** Rejects with 403 `mfa_required` on an account with a second factor: then call verifyMfa. */
   signIn(email: string, password: string): Promise<User>;
+  /** Finishes such a sign-in with the challenge's token (`mfaChallengeOf(error).mfaToken`) and a code or recovery code. */
+  verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User>;
   signUp(input: RequestBody<'register'>): Promise<User>;
   signOut(): Promise<void>;
   /** Ask the server again (e.g. pull to refresh); failures keep the session. */
@@ -22,6 +25,7 @@ export function useSession(): UseSession {
   const actions = useMemo(
     () => ({
       signIn: controller.signIn,
+      verifyMfa: controller.verifyMfa,
       signUp: controller.signUp,
       signOut: controller.signOut,
       revalidate: controller.revalidate,

@@ -46,3 +46,20 @@ export async function mailedLink(email: string, page: 'verify-email' | 'reset-pa
 export function sessionIdOf(accessToken: string): string {
   return JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid;
 }
+
+/**
+ * The current code of an `otpauth://totp/…` URL (RFC 6238 as authenticator apps run it: HMAC-SHA1,
+ * 6 digits, 30 s), written here independently of the server's implementation.
+ */
+export function totpNow(otpauthUrl: string): string {
+  const { createHmac } = require('node:crypto') as typeof import('node:crypto');
+  const base32 = new URL(otpauthUrl).searchParams.get('secret')!;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...base32].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[19]! & 15;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}

@@ -7,9 +7,9 @@ import { createGatehouse, isGatehouseError, type FetchLike } from '@gatehouse/sd
 import { act, render, screen, waitFor } from '@testing-library/react-native';
 import { StrictMode, useEffect } from 'react';
 import { AppState, Text } from 'react-native';
-import { GatehouseProvider, memorySessionStorage, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
+import { GatehouseProvider, memorySessionStorage, mfaChallengeOf, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, uniqueEmail } from './helpers.js';
+import { mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, totpNow, uniqueEmail } from './helpers.js';
 
 /** Shows the session and hands it to the test. */
 function SessionProbe({ onSession }: { onSession?: (session: UseSession) => void }) {
@@ -232,6 +232,27 @@ describe('the end of a session', () => {
     expect(isGatehouseError(refused, 'invalid_credentials')).toBe(true);
     await act(() => seen!.signIn(email, PASSWORD));
     expect(sessionText()).toBe('signed-in:Ada New:fresh');
+  });
+
+  it('signs in to an account with a second factor: signIn rejects with mfa_required, verifyMfa finishes', async () => {
+    // The account turns TOTP on elsewhere (the web dashboard, say).
+    const { email } = await returningUser('Ada Two-Factor');
+    const web = createGatehouse({ baseUrl: SERVER });
+    await web.auth.login({ username: email, password: PASSWORD });
+    const { otpauth_url: url } = await web.me.mfa.enrolTotp();
+    const { recovery_codes: codes } = await web.me.mfa.confirmTotp({ code: totpNow(url) });
+
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    const needed = await seen!.signIn(email, PASSWORD).catch((error: unknown) => error);
+    const challenge = mfaChallengeOf(needed);
+    expect(challenge?.methods).toEqual(['totp', 'recovery_code']);
+    expect(sessionText()).toBe('signed-out:-:fresh');
+    const wrong = await seen!.verifyMfa(challenge!.mfaToken, { recovery_code: 'wrong-wrong' }).catch((error: unknown) => error);
+    expect(isGatehouseError(wrong, 'invalid_credentials')).toBe(true);
+    await act(() => seen!.verifyMfa(challenge!.mfaToken, { recovery_code: codes[0]! }));
+    expect(sessionText()).toBe('signed-in:Ada Two-Factor:fresh');
   });
 });
 
