@@ -21,6 +21,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/settings', access: 'signed-in' },
   { path: '/settings/profile', access: 'signed-in' },
   { path: '/settings/password', access: 'signed-in' },
+  { path: '/settings/security', access: 'signed-in' },
   { path: '/settings/sessions', access: 'signed-in' },
   { path: '/settings/api-keys', access: 'signed-in' },
 ];

@@ -2,10 +2,12 @@
  * A new user's whole journey through the dashboard, in Debian's Chromium against a real server:
  * sign up, log out and in, confirm the email, Settings → API keys (keyboard only: create a key,
  * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
- * password reset. Every page is photographed at desktop and phone width.
+ * password reset, two-step verification (TOTP, recovery codes, step-up). Every page is photographed
+ * at desktop and phone width.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './support/build.ts';
@@ -349,6 +351,74 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await page.locator('main').textContent()).toContain('Ada King');
+  });
+
+  it('Settings → Security: turns on two-step verification; a login and an older session then need the factor', async () => {
+    // A session from before the factor exists (another browser): it will have to prove it.
+    const olderContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
+    const older = await olderContext.newPage();
+    await older.goto('/login');
+    await older.getByLabel('Email').fill(user.email);
+    await older.getByLabel('Password').fill(user.newPassword);
+    await older.getByRole('button', { name: 'Log in' }).click();
+    await older.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
+    await shoot('settings-security');
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await page.getByRole('heading', { name: 'Scan this code with your authenticator app' }).waitFor();
+    // The QR code is an image the CSP allows (a data: SVG), and the key is there to type by hand.
+    expect(await page.getByRole('img', { name: /QR code/ }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const key = (await page.locator('.totp-secret').textContent())!.trim();
+    await shoot('totp-enrol');
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(key), algorithm: 'SHA1', digits: 6, period: 30 });
+    await page.getByLabel('The 6-digit code the app shows').fill(totp.generate());
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    const codes = (await page.getByRole('list', { name: 'Recovery codes' }).locator('code').allTextContents()).map((c) => c.trim());
+    expect(codes).toHaveLength(10);
+    await shoot('recovery-codes');
+    await page.getByRole('button', { name: 'I have stored them' }).click();
+    await page.getByText(/^On since/).waitFor();
+    expect(await page.getByText(/10 of 10 recovery codes left/).count()).toBe(1);
+
+    // The older session creating a key: the server asks for the factor, the form takes a code and goes on.
+    await older.goto('/settings/api-keys');
+    await older.getByRole('heading', { level: 1, name: 'Settings: API keys' }).waitFor();
+    await older.getByLabel('Name').fill('From the older session');
+    await older.getByRole('button', { name: 'Create key' }).click();
+    await older.getByText('Confirm it is you').waitFor();
+    await older.getByLabel('Code from your authenticator app').fill(codes[0]!);
+    await older.getByRole('button', { name: 'Confirm and continue' }).click();
+    await older.getByRole('heading', { name: /Your new key “From the older session”/ }).waitFor();
+    await olderContext.close();
+
+    // Logging in now takes the password, then the code (here a recovery code).
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByText('You have logged out.').waitFor();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.newPassword);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Two-step verification' }).waitFor();
+    expectFailedResponses(['POST /v1/auth/login 403']);
+    await shoot('login-second-factor');
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(codes[0]!);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('alert').waitFor();
+    expectFailedResponses(['POST /v1/auth/mfa/verify 401']);
+    await page.getByLabel('Recovery code').fill(codes[1]!);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    // Back where the logout happened (the login page's `next`).
+    await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
+
+    // Off again with a recovery code: the next test logs in with the password alone.
+    await page.getByRole('heading', { name: 'Turn two-step verification off' }).waitFor();
+    await page.getByLabel('Code from your authenticator app').fill(codes[2]!);
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByText('Two-step verification is off.').waitFor();
   });
 
   it('sends a signed-out visitor of a deep link to log in, and back there afterwards', async () => {

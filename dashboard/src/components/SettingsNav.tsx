@@ -3,6 +3,7 @@ import { Link } from './Link.tsx';
 export const SETTINGS_SECTIONS = [
   { href: '/settings/profile', label: 'Profile' },
   { href: '/settings/password', label: 'Password' },
+  { href: '/settings/security', label: 'Security' },
   { href: '/settings/sessions', label: 'Sessions' },
   { href: '/settings/api-keys', label: 'API keys' },
 ] as const;

@@ -1,5 +1,6 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { mfaChallengeOf, type MfaChallenge } from '@gatehouse/sdk';
 import { gatehouse, onSessionChange, TOKEN_STORAGE_KEY, type Me } from './api.ts';
 import { describeError, endsSession, type ErrorView } from './errors.ts';
 
@@ -16,7 +17,10 @@ interface SessionApi {
    */
   unavailable: ErrorView | null;
   retry(): void;
-  logIn(email: string, password: string): Promise<void>;
+  /** Resolves to the challenge when the account has a second factor (then completeMfa), else null. */
+  logIn(email: string, password: string): Promise<MfaChallenge | null>;
+  /** The second step of such a login: the challenge's token and a code or a recovery code. */
+  completeMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<void>;
   logOut(): Promise<void>;
   /** Re-read the account (after a profile change or an email verification). */
   refreshMe(): Promise<void>;
@@ -80,7 +84,19 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const api = useMemo<SessionApi>(() => ({
     status, me, notice, setNotice, refreshMe, unavailable, retry: loadStored,
     async logIn(email, password) {
-      await gatehouse.auth.login({ username: email, password });
+      try {
+        await gatehouse.auth.login({ username: email, password });
+      } catch (error) {
+        const challenge = mfaChallengeOf(error);
+        if (challenge) return challenge;
+        throw error;
+      }
+      setNotice(null);
+      await refreshMe();
+      return null;
+    },
+    async completeMfa(mfaToken, proof) {
+      await gatehouse.auth.verifyMfa({ mfa_token: mfaToken, ...proof });
       setNotice(null);
       await refreshMe();
     },

@@ -12,11 +12,18 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   const { logIn, notice, setNotice } = useSession();
   const [email, setEmail] = useState(query.get('email') ?? '');
   const [password, setPassword] = useState('');
+  // Set when the password was right and the account has a second factor.
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   // Once signed in, the router leaves this page for `?next=` (app.tsx, redirectFor).
-  const { run, busy, error } = useAction(() => {
+  const { run, busy, error } = useAction(async () => {
     setNotice(null);
-    return logIn(email.trim(), password);
+    const challenge = await logIn(email.trim(), password);
+    if (challenge) {
+      setPassword('');
+      setMfaToken(challenge.mfaToken);
+    }
   });
+  if (mfaToken) return <SecondFactorStep mfaToken={mfaToken} onRestart={() => setMfaToken(null)} />;
   return (
     <>
       <PageHeading title="Log in" />
@@ -41,6 +48,58 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
       <p class="aside">
         New here? <Link href="/signup">Create an account</Link>
       </p>
+    </>
+  );
+}
+
+/** The code from the authenticator app, or a recovery code, after a correct password. */
+function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; onRestart: () => void }) {
+  const { completeMfa } = useSession();
+  const [recovery, setRecovery] = useState(false);
+  const [code, setCode] = useState('');
+  const { run, busy, error } = useAction(() => completeMfa(mfaToken, recovery ? { recovery_code: code.trim() } : { code: code.trim() }));
+  // The token lives 5 minutes: after that only a new password step helps.
+  const expired = error?.code === 'invalid_token';
+  return (
+    <>
+      <PageHeading title="Two-step verification" />
+      <ErrorAlert error={error} />
+      {expired ? (
+        <p>
+          <button type="button" class="button button-primary" onClick={onRestart}>
+            Log in again
+          </button>
+        </p>
+      ) : (
+        <form
+          class="form card"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run();
+          }}
+        >
+          {recovery ? (
+            <Field label="Recovery code" name="recovery_code" autocomplete="off" required value={code} onValue={setCode} error={error?.fields.recovery_code} hint="Each recovery code works once." />
+          ) : (
+            <Field label="Code from your authenticator app" name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onValue={setCode} error={error?.fields.code} hint="The 6 digits it shows now." />
+          )}
+          <div class="actions">
+            <SubmitButton busy={busy} busyLabel="Checking…">
+              Verify
+            </SubmitButton>
+            <button
+              type="button"
+              class="button button-secondary"
+              onClick={() => {
+                setRecovery(!recovery);
+                setCode('');
+              }}
+            >
+              {recovery ? 'Use the authenticator app instead' : 'Use a recovery code instead'}
+            </button>
+          </div>
+        </form>
+      )}
     </>
   );
 }

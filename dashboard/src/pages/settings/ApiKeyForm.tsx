@@ -55,7 +55,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
     <section class="card" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Create an API key</h2>
       <p class="hint">Programs use keys instead of your password. A key can do only what its scopes allow, and never manage your account.</p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <form
         class="form"
         aria-labelledby="new-key-title"

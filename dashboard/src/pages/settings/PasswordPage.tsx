@@ -28,7 +28,7 @@ export function PasswordPage() {
       <h2 id="password-title">Change your password</h2>
       <p class="hint">Every other session is signed out; this one stays.</p>
       {done && <Notice>Your password is changed. Other sessions were signed out.</Notice>}
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <form
         class="form"
         onSubmit={(e) => {

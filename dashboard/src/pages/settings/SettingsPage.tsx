@@ -4,11 +4,13 @@ import { NotFoundPage } from '../NotFoundPage.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
 import { PasswordPage } from './PasswordPage.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
+import { SecurityPage } from './SecurityPage.tsx';
 import { SessionsPage } from './SessionsPage.tsx';
 
 const SECTIONS: Record<string, () => preact.JSX.Element | null> = {
   '/settings/profile': ProfilePage,
   '/settings/password': PasswordPage,
+  '/settings/security': SecurityPage,
   '/settings/sessions': SessionsPage,
   '/settings/api-keys': ApiKeysPage,
 };
