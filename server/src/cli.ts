@@ -17,6 +17,7 @@ Commands:
   users set-tier <email> <tier>         set an account's tier: ${TIERS.join(', ')}
         [--per-minute N] [--per-day N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
+  users reset-mfa <email>               turn off an account's second factor (lost phone and recovery codes)
   keys rotate                           add a new signing key; old ones stay in JWKS until their tokens expire
 
 Every command reads the same environment as the server. Run "npx gatehouse <command> --help" for details.`,
@@ -25,6 +26,7 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
   'users list': `Usage: npx gatehouse users list [--tier <tier>] [--email <text>] [--limit N] [--json]\n\nLists accounts, newest first: id, email, tier, limits (custom ones marked *), role, flags, creation time.\n--tier keeps one tier (${TIERS.join(', ')}); --email keeps addresses containing the text, in any letter case;\n--limit caps the rows (default 100, at most 10000); --json prints one JSON object per line.`,
   'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N]\n\nTiers: ${TIERS.join(', ')}. --per-minute and --per-day set custom limits, for the enterprise tier only;\na window without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
+  'users reset-mfa': 'Usage: npx gatehouse users reset-mfa <email>\n\nTurns off the account\'s TOTP factor and deletes its recovery codes, for an owner who lost both\n(check who is asking first). The password alone signs in again; the security log and the\nuser.mfa.disabled webhook event record it.',
   'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
 };
 
@@ -123,6 +125,17 @@ async function listUsers(config: Config, flags: { tier?: string; email?: string;
   return `${lines.join('\n')}${rows.length === limit ? `\n(first ${limit}; --limit shows more)` : ''}`;
 }
 
+async function resetMfa(config: Config, args: string[]): Promise<string> {
+  const [email] = args;
+  if (!email) throw new UsageError(HELP['users reset-mfa']!);
+  return withDatabase(config, async ({ db }) => {
+    const user = await createUsersRepository(db).findByEmail(email);
+    if (!user) throw new UsageError(`no account with email ${email}`);
+    const { turnOffByOperator } = await import('./modules/mfa/operator-reset.js');
+    return (await turnOffByOperator(db, systemClock, user.id)) ? `${user.email}: two-step verification is off; the password alone signs in` : `${user.email} has no second factor; nothing changed`;
+  });
+}
+
 async function grantAdmin(config: Config, args: string[]): Promise<string> {
   const [email] = args;
   if (!email) throw new UsageError(HELP['users grant-admin']!);
@@ -176,6 +189,9 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     case 'users grant-admin':
       console.log(await grantAdmin(config, rest));
+      return 0;
+    case 'users reset-mfa':
+      console.log(await resetMfa(config, rest));
       return 0;
     case 'keys rotate': {
       const kid = await withDatabase(config, ({ db }) => rotateSigningKeys(db, systemClock, config.secret));

@@ -15,6 +15,7 @@ import { openDatabase } from '../src/infra/db/database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
 import { TIERS } from '../src/core/tiers.js';
+import * as OTPAuth from 'otpauth';
 import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 /**
@@ -26,7 +27,7 @@ import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT_DIR = resolve(SERVER_DIR, '..');
-const COMMANDS = [['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['keys', 'rotate']];
+const COMMANDS = [['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['users', 'reset-mfa'], ['keys', 'rotate']];
 
 interface Result {
   code: number | null;
@@ -326,6 +327,26 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       const nobody = await cli(['users', 'grant-admin', 'nobody@example.com']);
       expect(nobody.code).toBe(2);
       expect(nobody.stderr).toContain('no account with email nobody@example.com');
+    }, 120_000);
+
+    it('users reset-mfa turns off a second factor the owner lost: the password alone signs in again', async () => {
+      const enrol = await server.app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(accessToken) });
+      const totp = OTPAuth.URI.parse(enrol.json().otpauth_url) as OTPAuth.TOTP;
+      const confirm = await server.app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(accessToken), payload: { code: totp.generate({ timestamp: server.clock.now() }) } });
+      expect(confirm.statusCode, confirm.body).toBe(200);
+      const login = () => server.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: email, password: STRONG_PASSWORD } });
+      expect((await login()).json().code).toBe('mfa_required');
+
+      const res = await cli(['users', 'reset-mfa', email]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain(`${email}: two-step verification is off`);
+      expect((await login()).statusCode).toBe(200);
+      const log = await server.app.inject({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(accessToken) });
+      expect(log.json().data.find((e: { type: string }) => e.type === 'mfa_disabled')).toMatchObject({ detail: { method: 'totp', by: 'operator' } });
+      const again = await cli(['users', 'reset-mfa', email]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('has no second factor; nothing changed');
+      expect((await cli(['users', 'reset-mfa', 'nobody@example.com'])).code).toBe(2);
     }, 120_000);
 
     it('keys rotate adds a signing key and retires the old one; JWKS then serves both', async () => {
