@@ -834,6 +834,16 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+            /** @description too_many_attempts: the seconds of Retry-After */
+            retry_after?: number;
+            /** @description mfa_required from a login: the token for POST /v1/auth/mfa/verify (one use, expires_in seconds) */
+            mfa_token?: string;
+            /** @description mfa_required: how the factor can be proved (totp, recovery_code) */
+            methods?: string[];
+            /** @description mfa_required from a login: seconds the mfa_token stays valid */
+            expires_in?: number;
+            /** @description mfa_required on a sensitive change: how long a proved factor lasts (POST /v1/users/me/mfa/step-up) */
+            step_up_seconds?: number;
         } & {
             [key: string]: unknown;
         };

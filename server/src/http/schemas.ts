@@ -19,6 +19,11 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'Stable machine-readable code; see /docs/errors' }),
     request_id: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
+    retry_after: Type.Optional(Type.Integer({ description: 'too_many_attempts: the seconds of Retry-After' })),
+    mfa_token: Type.Optional(Type.String({ description: 'mfa_required from a login: the token for POST /v1/auth/mfa/verify (one use, expires_in seconds)' })),
+    methods: Type.Optional(Type.Array(Type.String(), { description: 'mfa_required: how the factor can be proved (totp, recovery_code)' })),
+    expires_in: Type.Optional(Type.Integer({ description: 'mfa_required from a login: seconds the mfa_token stays valid' })),
+    step_up_seconds: Type.Optional(Type.Integer({ description: 'mfa_required on a sensitive change: how long a proved factor lasts (POST /v1/users/me/mfa/step-up)' })),
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );
