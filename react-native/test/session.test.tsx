@@ -239,7 +239,7 @@ describe('the end of a session', () => {
     const { email } = await returningUser('Ada Two-Factor');
     const web = createGatehouse({ baseUrl: SERVER });
     await web.auth.login({ username: email, password: PASSWORD });
-    const { otpauth_url: url } = await web.me.mfa.enrolTotp();
+    const { otpauth_url: url } = await web.me.mfa.enrolTotp({ password: PASSWORD });
     const { recovery_codes: codes } = await web.me.mfa.confirmTotp({ code: totpNow(url) });
 
     let seen: UseSession | undefined;

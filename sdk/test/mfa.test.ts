@@ -18,7 +18,7 @@ afterAll(() => server?.stop());
 describe('second factors', () => {
   it('enrols TOTP, finishes a login with verifyMfa, steps up and turns it off', async () => {
     const { gh, email, password } = await signUp(server);
-    const enrolment = await gh.me.mfa.enrolTotp();
+    const enrolment = await gh.me.mfa.enrolTotp({ password });
     expect(enrolment.qr_svg).toContain('<svg');
     const totp = OTPAuth.URI.parse(enrolment.otpauth_url) as OTPAuth.TOTP;
     const { recovery_codes: codes } = await gh.me.mfa.confirmTotp({ code: totp.generate() });

@@ -131,8 +131,12 @@ async function resetMfa(config: Config, args: string[]): Promise<string> {
   return withDatabase(config, async ({ db }) => {
     const user = await createUsersRepository(db).findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
-    const { turnOffByOperator } = await import('./modules/mfa/operator-reset.js');
-    return (await turnOffByOperator(db, systemClock, user.id)) ? `${user.email}: two-step verification is off; the password alone signs in` : `${user.email} has no second factor; nothing changed`;
+    const { removeSecondFactor } = await import('./modules/mfa/factor-removal.js');
+    const { createSecurityLog } = await import('./modules/security-log/security-log.js');
+    const securityLog = createSecurityLog({ db, clock: systemClock, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`) });
+    // A running instance's delivery worker finds the event on its next poll (the CLI cannot wake it).
+    const { removed } = await removeSecondFactor({ db, clock: systemClock, securityLog }, user.id, { by: 'operator' });
+    return removed === 'enabled' ? `${user.email}: two-step verification is off; the password alone signs in` : `${user.email} has no second factor; nothing changed`;
   });
 }
 

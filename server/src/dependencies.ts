@@ -155,7 +155,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
     });
     const mfa = createMfaService({
-      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret,
+      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
     });
     const login = createLoginService({

@@ -330,7 +330,7 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
     }, 120_000);
 
     it('users reset-mfa turns off a second factor the owner lost: the password alone signs in again', async () => {
-      const enrol = await server.app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(accessToken) });
+      const enrol = await server.app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(accessToken), payload: { password: STRONG_PASSWORD } });
       const totp = OTPAuth.URI.parse(enrol.json().otpauth_url) as OTPAuth.TOTP;
       const confirm = await server.app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(accessToken), payload: { code: totp.generate({ timestamp: server.clock.now() }) } });
       expect(confirm.statusCode, confirm.body).toBe(200);

@@ -240,7 +240,7 @@ export interface paths {
         put?: never;
         /**
          * Start TOTP enrolment: a secret to scan
-         * @description The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.
+         * @description Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.
          *
          *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -2365,7 +2365,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The current password: a stolen access token alone cannot add an authenticator */
+                    password: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -7068,7 +7075,7 @@ export interface operations {
                         /** @description The `iss` of every access token: PUBLIC_URL */
                         issuer: string;
                         jwks_uri: string;
-                        /** @description Password and refresh grants as form posts: POST /v1/auth/login and /v1/auth/refresh */
+                        /** @description The password grant as a form post (POST /v1/auth/login); refresh tokens go to POST /v1/auth/refresh */
                         token_endpoint: string;
                         grant_types_supported: string[];
                         response_types_supported: string[];

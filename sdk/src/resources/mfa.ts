@@ -6,8 +6,8 @@ export function mfaResource(call: Call) {
   return {
     /** TOTP status, recovery codes left, and until when this session may make sensitive changes. */
     get: (options?: RequestOptions) => call('getMfa', {}, options),
-    /** A new secret (`secret`, `otpauth_url`, `qr_svg`); TOTP is off until confirmTotp() gets a first code. */
-    enrolTotp: (options?: RequestOptions) => call('enrolTotp', {}, options),
+    /** Needs the password. A new secret (`secret`, `otpauth_url`, `qr_svg`); TOTP is off until confirmTotp() gets a first code. */
+    enrolTotp: (body: RequestBody<'enrolTotp'>, options?: RequestOptions) => call('enrolTotp', { body }, options),
     /** Turns TOTP on; the answer holds the ten recovery codes, shown this once. */
     confirmTotp: (body: RequestBody<'confirmTotp'>, options?: RequestOptions) => call('confirmTotp', { body }, options),
     /** `{ code }`, `{ recovery_code }`, or `{ password }` within the step-up window. */

@@ -8,7 +8,7 @@ declare module 'fastify' {
     /**
      * A sensitive change (a new API key, a new password, a factor turned off): on an account with
      * a second factor, the session must have proved one recently, or the route answers 403
-     * mfa_required before it runs. Only on routes with `auth: 'session'`.
+     * mfa_required before it runs. Only on routes with `auth: 'session'` or `'admin'` (an access token).
      */
     stepUp?: boolean;
   }
@@ -28,7 +28,7 @@ export function registerStepUp(app: FastifyInstance, requireRecentFactor: Requir
   };
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.stepUp) return;
-    if (route.config.auth !== 'session') throw new Error(`${route.method} ${route.url}: stepUp needs auth: 'session'`);
+    if (route.config.auth !== 'session' && route.config.auth !== 'admin') throw new Error(`${route.method} ${route.url}: stepUp needs auth: 'session' or 'admin'`);
     route.preHandler = [check, ...(route.preHandler ? [route.preHandler].flat() : [])];
     addResponses(route, problemResponses([403]));
   });

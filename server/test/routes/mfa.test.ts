@@ -1,5 +1,5 @@
 import * as OTPAuth from 'otpauth';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, type TestApp } from '../harness.js';
 
@@ -21,7 +21,7 @@ describe(`second factors (${dialect})`, () => {
   async function userWithTotp() {
     const user = await t.signUp();
     const token = user.tokens.access_token;
-    const enrol = await post('/v1/users/me/mfa/totp', token);
+    const enrol = await post('/v1/users/me/mfa/totp', token, { password: user.password });
     expect(enrol.statusCode).toBe(200);
     const { secret, otpauth_url: url, qr_svg: svg } = enrol.json();
     const totp = OTPAuth.URI.parse(url) as OTPAuth.TOTP;
@@ -56,7 +56,9 @@ describe(`second factors (${dialect})`, () => {
     expect((await t.request({ method: 'GET', url: '/v1/users/me/mfa', headers: bearer(token) })).json()).toEqual({
       totp: { status: 'disabled', enabled_at: null }, recovery_codes_remaining: 0, step_up_expires_at: null,
     });
-    const enrol = await post('/v1/users/me/mfa/totp', token);
+    // The password is needed: a stolen access token alone cannot add an authenticator.
+    expect((await post('/v1/users/me/mfa/totp', token, { password: 'not-the-password' })).json().errors[0]).toMatchObject({ field: '/password', code: 'incorrect_password' });
+    const enrol = await post('/v1/users/me/mfa/totp', token, { password: user.password });
     const totp = OTPAuth.URI.parse(enrol.json().otpauth_url) as OTPAuth.TOTP;
     const wrong = await post('/v1/users/me/mfa/totp/confirm', token, { code: String((Number(totp.generate({ timestamp: t.clock.now() })) + 1) % 1_000_000).padStart(6, '0') });
     expect(wrong.statusCode).toBe(400);
@@ -70,7 +72,7 @@ describe(`second factors (${dialect})`, () => {
     const status = (await t.request({ method: 'GET', url: '/v1/users/me/mfa', headers: bearer(token) })).json();
     expect(status).toMatchObject({ totp: { status: 'enabled' }, recovery_codes_remaining: 10 });
     expect(Date.parse(status.step_up_expires_at)).toBe(t.clock.now() + 600_000);
-    expect((await post('/v1/users/me/mfa/totp', token)).statusCode).toBe(409);
+    expect((await post('/v1/users/me/mfa/totp', token, { password: user.password })).statusCode).toBe(409);
   });
 
   it('login → 403 mfa_required → verify with a code → tokens whose amr has pwd and otp; a code is good once', async () => {
@@ -159,6 +161,43 @@ describe(`second factors (${dialect})`, () => {
     expect((await post('/v1/auth/login', undefined, { username: user.email, password: user.password })).statusCode).toBe(200);
     expect((await post('/v1/api-keys', user.token, { name: 'no factor, no step-up' })).statusCode).toBe(201);
     expect((await t.request({ method: 'DELETE', url: '/v1/users/me/mfa/totp', headers: bearer(user.token), payload: { code: '123456' } })).statusCode).toBe(404);
+  });
+
+  it('a pending enrolment is dropped without a code; deleting the account and the admin API need the factor too', async () => {
+    const user = await t.signUp();
+    await post('/v1/users/me/mfa/totp', user.tokens.access_token, { password: user.password });
+    const drop = await t.request({ method: 'DELETE', url: '/v1/users/me/mfa/totp', headers: bearer(user.tokens.access_token), payload: { password: user.password } });
+    expect(drop.statusCode).toBe(204);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me/mfa', headers: bearer(user.tokens.access_token) })).json().totp.status).toBe('disabled');
+
+    const owner = await userWithTotp();
+    const older = (await post('/v1/auth/mfa/verify', undefined, { mfa_token: await passwordStep(owner.email), code: owner.code() })).json().access_token;
+    t.clock.advance(601_000);
+    const deletion = await t.request({ method: 'DELETE', url: '/v1/users/me', headers: bearer(older), payload: { password: owner.password } });
+    expect(deletion.json().code).toBe('mfa_required');
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(older) })).statusCode).toBe(200);
+
+    // An admin with a factor: changing another account needs it proved recently too.
+    await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', owner.id).execute();
+    await t.deps.accounts.changed(owner.id);
+    const target = await t.register();
+    const change = await t.request({ method: 'PATCH', url: `/v1/admin/users/${target.id}`, headers: bearer(older), payload: { disabled: true } });
+    expect(change.json().code).toBe('mfa_required');
+    expect((await post('/v1/users/me/mfa/step-up', older, { code: owner.code() })).statusCode).toBe(200);
+    expect((await t.request({ method: 'PATCH', url: `/v1/admin/users/${target.id}`, headers: bearer(older), payload: { disabled: true } })).statusCode).toBe(200);
+  });
+
+  it('a signed token whose amr is not a list of strings is refused; one without amr reads as a password login', async () => {
+    const { tokens } = await t.signUp();
+    const claims = decodeJwt(tokens.access_token);
+    const { kid, privateKey } = t.deps.keyRing.current();
+    const signed = (amr: unknown) => {
+      const { amr: _drop, ...rest } = claims;
+      return new SignJWT(amr === undefined ? rest : { ...rest, amr }).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' }).sign(privateKey);
+    };
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(await signed('pwd otp')) })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(await signed(['pwd', 7])) })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(await signed(undefined)) })).statusCode).toBe(200);
   });
 
   it('wrong codes are throttled per account like passwords', async () => {

@@ -15,9 +15,11 @@ export function SecurityPage() {
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [password, setPassword] = useState('');
   const start = useAction(async () => {
     setNotice(null);
-    setEnrolment(await gatehouse.me.mfa.enrolTotp());
+    setEnrolment(await gatehouse.me.mfa.enrolTotp({ password }));
+    setPassword('');
   });
   const regenerate = useAction(async () => {
     setCodes((await gatehouse.me.mfa.regenerateRecoveryCodes()).recovery_codes);
@@ -61,9 +63,20 @@ export function SecurityPage() {
             <p>
               After your password, logging in will also ask for a code from an authenticator app on your phone (1Password, Google Authenticator, Authy…).
             </p>
-            <button type="button" class="button button-primary" onClick={() => void start.run()} aria-disabled={start.busy ? 'true' : undefined}>
-              Set up an authenticator app
-            </button>
+            <form
+              class="form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void start.run();
+              }}
+            >
+              <Field label="Your password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={start.error?.fields.password} />
+              <div class="actions">
+                <SubmitButton busy={start.busy} busyLabel="Starting…">
+                  Set up an authenticator app
+                </SubmitButton>
+              </div>
+            </form>
           </>
         )}
         {status.data && enabled && (

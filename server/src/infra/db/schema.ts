@@ -180,7 +180,7 @@ export interface SecurityEventsTable {
 
 export interface TotpFactorsTable {
   user_id: string;
-  /** The base32 secret, sealed with GATEHOUSE_SECRET when it is set (key-encryption.ts). */
+  /** The base32 secret, sealed with GATEHOUSE_SECRET when it is set (infra/sealed-secrets.ts). */
   secret: string;
   created_at: string;
   /** Null while enrolment waits for its first code. */

@@ -68,7 +68,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
   });
 
   app.patch('/admin/users/:id', {
-    config,
+    config: { ...config, stepUp: true },
     schema: {
       tags, operationId: 'adminUpdateUser', summary: 'Change a user\'s tier, custom limits or disabled flag',
       description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults.',

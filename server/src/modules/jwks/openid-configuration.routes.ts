@@ -6,7 +6,7 @@ export const OpenIdConfiguration = Type.Object(
   {
     issuer: Type.String({ description: 'The `iss` of every access token: PUBLIC_URL' }),
     jwks_uri: Type.String(),
-    token_endpoint: Type.String({ description: 'Password and refresh grants as form posts: POST /v1/auth/login and /v1/auth/refresh' }),
+    token_endpoint: Type.String({ description: 'The password grant as a form post (POST /v1/auth/login); refresh tokens go to POST /v1/auth/refresh' }),
     grant_types_supported: Type.Array(Type.String()),
     response_types_supported: Type.Array(Type.String()),
     subject_types_supported: Type.Array(Type.String()),
@@ -23,17 +23,18 @@ export const OpenIdConfiguration = Type.Object(
 /**
  * OpenID Connect Discovery metadata, so other services verify Gatehouse's access tokens with
  * standard libraries: they fetch this document from the issuer, then its `jwks_uri`, and check
- * `iss`, `aud` and the EdDSA signature. Gatehouse is not (yet) an authorization server for other
- * apps: there is no authorize endpoint, so `response_types_supported` lists none beyond what
- * the schema requires ("token" is never issued by redirect).
+ * `iss`, `aud` and the EdDSA signature. It lists only what exists: Gatehouse is not an
+ * authorization server for other apps (no authorize endpoint, no ID tokens), so
+ * `response_types_supported` is `none` (nothing is issued by redirect) and the only grant at the
+ * token endpoint is `password`.
  */
 export function openIdConfigurationRoute(publicUrl: string, scopes: readonly string[]): FastifyPluginAsyncTypebox {
   const document = {
     issuer: publicUrl,
     jwks_uri: `${publicUrl}/.well-known/jwks.json`,
     token_endpoint: `${publicUrl}/v1/auth/login`,
-    grant_types_supported: ['password', 'refresh_token'],
-    response_types_supported: ['token'],
+    grant_types_supported: ['password'],
+    response_types_supported: ['none'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['EdDSA'],
     token_endpoint_auth_methods_supported: ['none'],

@@ -22,14 +22,17 @@ export function createMfaRepository(db: Kysely<Database>) {
     /**
      * Accepts a code's time step once: only if it is newer than every step accepted before, in
      * one conditional UPDATE, so two requests racing with the same code cannot both win (on any
-     * number of instances). `confirm` also turns a pending factor on.
+     * number of instances). `confirm` also turns on the pending factor whose secret the code was
+     * checked against (not one a concurrent enrolment put in its place). `q`: the database or a
+     * transaction.
      */
-    async acceptStep(userId: string, step: number, options: { confirm?: string } = {}): Promise<boolean> {
-      let q = db.updateTable('totp_factors').set(options.confirm ? { last_used_step: step, confirmed_at: options.confirm } : { last_used_step: step })
+    async acceptStep(q: Kysely<Database>, userId: string, step: number, options: { confirm?: { at: string; secret: string } } = {}): Promise<boolean> {
+      const { confirm } = options;
+      let update = q.updateTable('totp_factors').set(confirm ? { last_used_step: step, confirmed_at: confirm.at } : { last_used_step: step })
         .where('user_id', '=', userId)
         .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]));
-      q = options.confirm ? q.where('confirmed_at', 'is', null) : q.where('confirmed_at', 'is not', null);
-      return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+      update = confirm ? update.where('confirmed_at', 'is', null).where('secret', '=', confirm.secret) : update.where('confirmed_at', 'is not', null);
+      return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
     },
 
     /** Replaces every recovery code of the account with these hashes. */
@@ -49,11 +52,12 @@ export function createMfaRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    async removeAll(trx: Kysely<Database>, userId: string): Promise<boolean> {
+    /** Removes the account's factor (on or pending), its recovery codes and open challenges; says what the factor was. */
+    async removeFactor(trx: Kysely<Database>, userId: string): Promise<'enabled' | 'pending' | null> {
       await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
       await trx.deleteFrom('mfa_challenges').where('user_id', '=', userId).execute();
-      const removed = await trx.deleteFrom('totp_factors').where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst();
-      return Number(removed.numDeletedRows) === 1;
+      const removed = await trx.deleteFrom('totp_factors').where('user_id', '=', userId).returning('confirmed_at').executeTakeFirst();
+      return removed === undefined ? null : removed.confirmed_at === null ? 'pending' : 'enabled';
     },
 
     /** A new challenge; the account's spent and expired ones go (so the table holds only live ones). */
@@ -64,10 +68,14 @@ export function createMfaRepository(db: Kysely<Database>) {
     },
     findLiveChallenge: (hash: string, nowIso: string) =>
       db.selectFrom('mfa_challenges').selectAll().where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst(),
-    /** Spends a challenge: true once, whoever races for it. */
-    async useChallenge(hash: string, nowIso: string): Promise<boolean> {
+    /** Claims a live challenge: true once, whoever races for it. */
+    async claimChallenge(hash: string, nowIso: string): Promise<boolean> {
       const used = await db.updateTable('mfa_challenges').set({ used_at: nowIso }).where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();
       return Number(used.numUpdatedRows) === 1;
+    },
+    /** Gives a claimed challenge back (the code was wrong): the login can try again while it lives. */
+    async releaseChallenge(hash: string): Promise<void> {
+      await db.updateTable('mfa_challenges').set({ used_at: null }).where('token_hash', '=', hash).execute();
     },
   };
 }

@@ -4,17 +4,15 @@ import { clientOf } from '../../core/client-info.js';
 import { AppError } from '../../core/errors.js';
 import { requireAccount, requireAuth } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
-import type { UsersService } from '../users/users.service.js';
-import { ConfirmTotpBody, DisableTotpBody, MfaVerifyBody, ProofBody, proofOf, RecoveryCodes, StepUp, TotpEnrolment } from './mfa.schemas.js';
+import { ConfirmTotpBody, DisableTotpBody, EnrolTotpBody, MfaVerifyBody, ProofBody, proofOf, RecoveryCodes, StepUp, TotpEnrolment } from './mfa.schemas.js';
 import type { MfaService } from './mfa.service.js';
 
 interface Deps {
   mfa: MfaService;
-  users: UsersService;
 }
 
 /** Second factors: TOTP and recovery codes in settings, step-up, and the second half of a login. */
-export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa, users }) => {
+export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) => {
   const tags = ['Second factors'];
   const config = { auth: 'session' as const, budget: 'exempt' as const };
 
@@ -30,10 +28,10 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa, use
     config,
     schema: {
       tags, operationId: 'enrolTotp', summary: 'Start TOTP enrolment: a secret to scan',
-      description: 'The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
-      response: { 200: TotpEnrolment, ...problemResponses([409]) },
+      description: 'Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
+      body: EnrolTotpBody, response: { 200: TotpEnrolment, ...problemResponses([400, 409, 413, 415, 429]) },
     },
-  }, async (request) => mfa.enrolTotp(requireAccount(request)));
+  }, async (request) => mfa.enrolTotp(requireAccount(request), request.body.password));
 
   app.post('/users/me/mfa/totp/confirm', {
     config,
@@ -59,13 +57,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa, use
     if (password !== undefined && (codes.code !== undefined || codes.recovery_code !== undefined)) {
       throw new AppError('validation_failed', 'Send a code or the password, not both.', { errors: [{ field: '/password', code: 'one_of', message: 'Send a code or the password, not both.' }] });
     }
-    if (password !== undefined) {
-      await mfa.requireRecentFactor(auth.userId, auth.sessionId!);
-      await users.confirmPassword(auth.userId, password, '/password');
-      await mfa.disableTotp(requireAccount(request), clientOf(request));
-    } else {
-      await mfa.disableTotp(requireAccount(request), clientOf(request), proofOf(codes));
-    }
+    await mfa.disableTotp(requireAccount(request), auth.sessionId!, clientOf(request), password !== undefined ? { password } : { proof: proofOf(codes) });
     return reply.code(204).send(null);
   });
 

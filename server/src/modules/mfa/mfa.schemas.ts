@@ -22,6 +22,11 @@ export type MfaVerifyBody = Static<typeof MfaVerifyBody>;
 
 export const ConfirmTotpBody = Type.Object({ code: Code }, { additionalProperties: false });
 
+export const EnrolTotpBody = Type.Object(
+  { password: Type.String({ minLength: 1, maxLength: 1024, description: 'The current password: a stolen access token alone cannot add an authenticator' }) },
+  { additionalProperties: false },
+);
+
 export const DisableTotpBody = Type.Object(
   {
     code: Type.Optional(Code),

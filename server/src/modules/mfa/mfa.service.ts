@@ -10,6 +10,7 @@ import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import type { UserRow, UsersRepository } from '../users/users.repository.js';
+import { removeSecondFactor } from './factor-removal.js';
 import type { MfaRepository } from './mfa.repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { fromBase32, matchingStep, newTotpSecret, otpauthUrl } from './totp.js';
@@ -17,8 +18,9 @@ import { fromBase32, matchingStep, newTotpSecret, otpauthUrl } from './totp.js';
 /** A login that still needs its second factor: the token for POST /v1/auth/mfa/verify lives this long. */
 export const MFA_CHALLENGE_TTL_S = 300;
 const MFA_TOKEN_PREFIX = 'gthm_';
-/** Wrong codes per account in this window, the same budget as failed logins. */
+/** Wrong codes per account in this window, the same budget as failed logins (and ten times that per IP). */
 const FAILURE_WINDOW_S = 15 * 60;
+const IP_FAILURE_FACTOR = 10;
 /** The methods a second factor can be proved with, as the `methods` of an mfa_required answer. */
 export const MFA_METHODS = ['totp', 'recovery_code'] as const;
 
@@ -36,6 +38,8 @@ export interface MfaServiceDeps {
   clock: Clock;
   /** GATEHOUSE_SECRET: seals TOTP secrets at rest. */
   secret: string | undefined;
+  /** The current password, confirming a change (users service: throttled, a field error when wrong). */
+  confirmPassword: (userId: string, password: string, field: string) => Promise<void>;
   maxFailures: number;
   stepUpSeconds: number;
   totpIssuer: string;
@@ -46,13 +50,17 @@ export function createMfaService(deps: MfaServiceDeps) {
   const { repo, clock, sessions } = deps;
   const now = () => isoTime(clock.now());
 
-  /** Writes an account event in its own transaction and wakes the delivery worker if it has receivers. */
-  async function publish(userId: string, type: EventType, data: Record<string, unknown>, change?: (trx: MfaRepository['db']) => Promise<void>): Promise<void> {
-    const { deliveries } = await repo.db.transaction().execute(async (trx) => {
-      await change?.(trx);
-      return recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } });
+  /**
+   * Runs `change` and writes the account event in one transaction (both or neither), then wakes
+   * the delivery worker if the event has receivers. Returns what `change` returned.
+   */
+  async function publish<T>(userId: string, type: EventType, data: Record<string, unknown>, change: (trx: MfaRepository['db']) => Promise<T>): Promise<T> {
+    const { result, deliveries } = await repo.db.transaction().execute(async (trx) => {
+      const result = await change(trx);
+      return { result, deliveries: (await recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } })).deliveries };
     });
     if (deliveries) deps.onEvent?.();
+    return result;
   }
 
   async function enabledTotp(userId: string) {
@@ -65,20 +73,24 @@ export function createMfaService(deps: MfaServiceDeps) {
    * recovery code). Wrong proofs count against the account like wrong passwords: the attempt is
    * taken before the check and given back when it passed. Returns the method that passed, or null.
    */
-  async function prove(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo | undefined): Promise<'otp' | 'recovery_code' | null> {
-    const attempt = [{ key: `mfa-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: FAILURE_WINDOW_S }];
+  async function prove(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo): Promise<'otp' | 'recovery_code' | null> {
+    const attempt = [
+      { key: `mfa-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: FAILURE_WINDOW_S },
+      // One address guessing for many accounts whose passwords it holds (stuffing) is bounded too.
+      { key: `mfa-fail:ip:${client.ip}`, limit: deps.maxFailures * IP_FAILURE_FACTOR, windowSeconds: FAILURE_WINDOW_S },
+    ];
     const taken = await deps.attempts.take(attempt);
     if (!taken.allowed) throw tooManyAttempts('Too many wrong codes; try again later.', taken.retryAfterSeconds);
     let method: 'otp' | 'recovery_code' | null = null;
     if (proof.code !== undefined) {
       const totp = await enabledTotp(user.id);
       const step = totp ? matchingStep(fromBase32(totpSecrets.open(totp.secret, deps.secret)), proof.code.trim(), clock.now()) : null;
-      if (step !== null && (await repo.acceptStep(user.id, step))) method = 'otp';
+      if (step !== null && (await repo.acceptStep(repo.db, user.id, step))) method = 'otp';
     } else if (await repo.useRecoveryCode(user.id, recoveryCodeHash(proof.recovery_code), now())) {
       method = 'recovery_code';
       const remaining = await repo.unusedRecoveryCodes(user.id);
       await deps.securityLog.record(user.id, 'recovery_code_used', client, { remaining });
-      await publish(user.id, 'user.mfa.recovery_code_used', { remaining });
+      await publish(user.id, 'user.mfa.recovery_code_used', { remaining }, async () => undefined);
     }
     if (method === null) {
       await deps.securityLog.record(user.id, 'mfa_failed', client, { method: proof.code !== undefined ? 'totp' : 'recovery_code' });
@@ -91,8 +103,8 @@ export function createMfaService(deps: MfaServiceDeps) {
   /** In settings a wrong code is a field error of the form, like a wrong current password. */
   async function proveInSettings(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo): Promise<void> {
     if ((await prove(user, proof, client)) === null) {
-      const field = proof.code !== undefined ? '/code' : '/recovery_code';
-      throw fieldError(field, 'incorrect_code', 'The code is not correct, or it was used already: wait for the next one.');
+      if (proof.code !== undefined) throw fieldError('/code', 'incorrect_code', 'The code is not correct, or it was used already: wait for the next one.');
+      throw fieldError('/recovery_code', 'incorrect_code', 'The recovery code is not correct, or it was used already.');
     }
   }
 
@@ -103,6 +115,20 @@ export function createMfaService(deps: MfaServiceDeps) {
   }
 
   const stepUpUntil = (provedAt: string | null) => (provedAt === null ? null : isoTime(Date.parse(provedAt) + deps.stepUpSeconds * 1000));
+
+  /**
+   * For sensitive changes (a new API key, a new password, turning a factor off, new recovery
+   * codes): on an account with a second factor, this session must have proved one within
+   * MFA_STEP_UP_SECONDS; otherwise 403 mfa_required, and the client steps up and retries.
+   */
+  async function requireRecentFactor(userId: string, sessionId: string): Promise<void> {
+    if (!(await enabledTotp(userId))) return;
+    const until = stepUpUntil(await sessions.factorProvedAt(userId, sessionId));
+    if (until !== null && until > now()) return;
+    throw new AppError('mfa_required', 'Confirm it is you: prove your second factor (POST /v1/users/me/mfa/step-up), then retry.', {
+      methods: [...MFA_METHODS], step_up_seconds: deps.stepUpSeconds,
+    });
+  }
 
   return {
     async isEnabled(userId: string): Promise<boolean> {
@@ -121,8 +147,14 @@ export function createMfaService(deps: MfaServiceDeps) {
       };
     },
 
-    /** Starts TOTP enrolment: a new secret to scan; it counts only once a first code confirms it. */
-    async enrolTotp(user: UserRow) {
+    /**
+     * Starts TOTP enrolment: a new secret to scan; it counts only once a first code confirms it.
+     * Needs the password: a stolen access token must not be able to put the thief's authenticator
+     * on the account (and lock the owner out at the next login).
+     */
+    async enrolTotp(user: UserRow, password: string) {
+      if (await enabledTotp(user.id)) throw new AppError('conflict', 'TOTP is already on for this account; turn it off first to enrol a new authenticator.');
+      await deps.confirmPassword(user.id, password, '/password');
       const secret = newTotpSecret();
       if (!(await repo.putPendingTotp(user.id, totpSecrets.seal(secret, deps.secret), now()))) {
         throw new AppError('conflict', 'TOTP is already on for this account; turn it off first to enrol a new authenticator.');
@@ -135,33 +167,42 @@ export function createMfaService(deps: MfaServiceDeps) {
     async confirmTotp(user: UserRow, sessionId: string, code: string, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
       const pending = await repo.findTotp(user.id);
       if (!pending || pending.confirmed_at !== null) throw new AppError('conflict', pending ? 'TOTP is already on for this account.' : 'Start enrolment first: POST /v1/users/me/mfa/totp.');
+      const wrong = () => fieldError('/code', 'incorrect_code', 'The code is not correct: check the time on the device and enter the current code.');
       const step = matchingStep(fromBase32(totpSecrets.open(pending.secret, deps.secret)), code.trim(), clock.now());
-      if (step === null || !(await repo.acceptStep(user.id, step, { confirm: now() }))) {
-        throw fieldError('/code', 'incorrect_code', 'The code is not correct: check the time on the device and enter the current code.');
-      }
-      let codes: string[] = [];
-      await publish(user.id, 'user.mfa.enabled', { method: 'totp' }, async (trx) => void (codes = await issueRecoveryCodes(trx, user.id)));
+      if (step === null) throw wrong();
+      // The factor goes on together with its recovery codes and the event, or not at all.
+      const codes = await publish(user.id, 'user.mfa.enabled', { method: 'totp' }, async (trx) => {
+        if (!(await repo.acceptStep(trx, user.id, step, { confirm: { at: now(), secret: pending.secret } }))) throw wrong();
+        return issueRecoveryCodes(trx, user.id);
+      });
       await sessions.factorProved(user.id, sessionId);
       await deps.securityLog.record(user.id, 'mfa_enabled', client, { method: 'totp' });
       return { recovery_codes: codes };
     },
 
     /**
-     * Turns TOTP off. A code (or recovery code) proves the factor by itself; the password instead
-     * needs a factor proved in this session within the step-up window (checked by the caller).
+     * Turns TOTP off (or drops an enrolment still waiting for its first code). A code or a recovery
+     * code proves the factor by itself; the password instead needs a factor proved in this session
+     * within the step-up window.
      */
-    async disableTotp(user: UserRow, client: ClientInfo, proof?: FactorProof): Promise<void> {
-      if (!(await enabledTotp(user.id))) throw new AppError('not_found', 'TOTP is not on for this account.');
-      if (proof) await proveInSettings(user, proof, client);
-      let removed = false;
-      await publish(user.id, 'user.mfa.disabled', { method: 'totp' }, async (trx) => void (removed = await repo.removeAll(trx, user.id)));
-      if (removed) await deps.securityLog.record(user.id, 'mfa_disabled', client, { method: 'totp' });
+    async disableTotp(user: UserRow, sessionId: string, client: ClientInfo, confirmation: { proof: FactorProof } | { password: string }): Promise<void> {
+      const totp = await repo.findTotp(user.id);
+      if (!totp) throw new AppError('not_found', 'TOTP is not on for this account.');
+      if (totp.confirmed_at !== null) {
+        if ('proof' in confirmation) {
+          await proveInSettings(user, confirmation.proof, client);
+        } else {
+          await requireRecentFactor(user.id, sessionId);
+          await deps.confirmPassword(user.id, confirmation.password, '/password');
+        }
+      }
+      const { deliveries } = await removeSecondFactor({ db: repo.db, clock, securityLog: deps.securityLog }, user.id, { client });
+      if (deliveries) deps.onEvent?.();
     },
 
     async regenerateRecoveryCodes(user: UserRow, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
       if (!(await enabledTotp(user.id))) throw new AppError('conflict', 'Recovery codes exist only while a second factor is on.');
-      let codes: string[] = [];
-      await publish(user.id, 'user.mfa.recovery_codes_regenerated', {}, async (trx) => void (codes = await issueRecoveryCodes(trx, user.id)));
+      const codes = await publish(user.id, 'user.mfa.recovery_codes_regenerated', {}, (trx) => issueRecoveryCodes(trx, user.id));
       await deps.securityLog.record(user.id, 'recovery_codes_regenerated', client);
       return { recovery_codes: codes };
     },
@@ -175,19 +216,7 @@ export function createMfaService(deps: MfaServiceDeps) {
       return { step_up_expires_at: stepUpUntil(now())! };
     },
 
-    /**
-     * For sensitive changes (a new API key, a new password, turning a factor off, new recovery
-     * codes): on an account with a second factor, this session must have proved one within
-     * MFA_STEP_UP_SECONDS; otherwise 403 mfa_required, and the client steps up and retries.
-     */
-    async requireRecentFactor(userId: string, sessionId: string): Promise<void> {
-      if (!(await enabledTotp(userId))) return;
-      const until = stepUpUntil(await sessions.factorProvedAt(userId, sessionId));
-      if (until !== null && until > now()) return;
-      throw new AppError('mfa_required', 'Confirm it is you: prove your second factor (POST /v1/users/me/mfa/step-up), then retry.', {
-        methods: [...MFA_METHODS], step_up_seconds: deps.stepUpSeconds,
-      });
-    },
+    requireRecentFactor,
 
     /** After a correct password on an account with a factor: the 403 that asks for it, with a one-time token. */
     async challenge(userId: string): Promise<AppError> {
@@ -209,10 +238,20 @@ export function createMfaService(deps: MfaServiceDeps) {
       const user = await deps.users.findById(challenge.user_id);
       if (!user) throw invalid;
       if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-      const method = await prove(user, proof, client);
-      if (method === null) throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
-      // Spent only now: a mistyped code leaves the challenge for the next try (the attempt limit bounds them).
-      if (!(await repo.useChallenge(hash, now()))) throw invalid;
+      // Claimed before the proof, so a code is never spent on a challenge another request already
+      // used; given back when the proof fails (a mistyped code may be tried again while it lives).
+      if (!(await repo.claimChallenge(hash, now()))) throw invalid;
+      let method: Awaited<ReturnType<typeof prove>>;
+      try {
+        method = await prove(user, proof, client);
+      } catch (error) {
+        await repo.releaseChallenge(hash);
+        throw error;
+      }
+      if (method === null) {
+        await repo.releaseChallenge(hash);
+        throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
+      }
       // A recovery code is a one-time password too (RFC 8176 `otp`).
       const tokens = await sessions.start(user.id, client, { amr: [...challenge.amr.split(' '), 'otp'], factorProved: true });
       await deps.securityLog.record(user.id, 'sign_in', client, { mfa: method });

@@ -9,7 +9,7 @@ export interface AccessClaims {
   sub: string; // user id
   sid: string; // session id
   scope: string;
-  /** How the session was authenticated (RFC 8176): `pwd`, then `otp` or `mfa` when a factor was proved. */
+  /** How the session was authenticated (RFC 8176): `pwd`, then `otp` when a second factor was proved. */
   amr: string[];
   exp: number;
   iat: number;
@@ -127,8 +127,9 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
         throw invalid();
       }
-      // Tokens signed before `amr` existed came from password logins.
-      const amr = Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string') ? (payload.amr as string[]) : ['pwd'];
+      // Tokens signed before `amr` existed came from password logins; a present but malformed one is no token of ours.
+      if (payload.amr !== undefined && !(Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))) throw invalid();
+      const amr = (payload.amr as string[] | undefined) ?? ['pwd'];
       const claims: AccessClaims = { sub, sid, scope, amr, exp, iat, jti, scopes: new Set(scope.split(' ')) };
       verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
       return claims;

@@ -26,7 +26,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body)));
 
   app.delete('/users/me', {
-    config,
+    config: { ...config, stepUp: true },
     schema: {
       tags, operationId: 'deleteMe', summary: 'Delete the account and everything it owns', description: 'Needs the current password.',
       body: DeleteMeBody, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([400, 413, 415]) },

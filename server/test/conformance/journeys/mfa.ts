@@ -4,7 +4,7 @@ import { NEW_PASSWORD, signUp, type Actor, type GetContext } from '../context.js
 
 /** An actor who turned TOTP on: its authenticator and its recovery codes (each proof below spends one). */
 async function withTotp(actor: Actor) {
-  const enrolled = await actor.api.call('enrolTotp', { token: actor.access }, 200);
+  const enrolled = await actor.api.call('enrolTotp', { token: actor.access, json: { password: actor.password } }, 200);
   const totp = OTPAuth.URI.parse(enrolled.body.otpauth_url) as OTPAuth.TOTP;
   const confirmed = await actor.api.call('confirmTotp', { token: actor.access, json: { code: totp.generate() } }, 200);
   return { totp, recovery: [...confirmed.body.recovery_codes] as string[] };
@@ -18,7 +18,9 @@ export function mfaJourney(ctx: GetContext): void {
       expect((await actor.api.call('getMfa', { token: actor.access }, 200)).body.totp.status).toBe('disabled');
       await actor.api.call('confirmTotp', { token: actor.access, json: { code: '123456' } }, 409);
       const { recovery } = await withTotp(actor);
-      await actor.api.call('enrolTotp', { token: actor.access }, 409);
+      await actor.api.call('enrolTotp', { token: actor.access, json: { password: actor.password } }, 409);
+      const wrongPassword = await actor.api.call('enrolTotp', { token: actor.access, json: { password: 'not-the-password' } }, 409);
+      expect(wrongPassword.body.code).toBe('conflict');
       await actor.api.call('confirmTotp', { token: actor.access, json: { code: '123456' } }, 409);
       expect((await actor.api.call('getMfa', { token: actor.access }, 200)).body).toMatchObject({ totp: { status: 'enabled' }, recovery_codes_remaining: 10 });
 
