@@ -22,7 +22,7 @@ function DeleteAccount() {
     <section class="card card-danger" aria-labelledby="delete-title">
       <h2 id="delete-title">Delete the account</h2>
       <p>Deletes the account and everything it owns: agents, chats, API keys, webhooks. This cannot be undone.</p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <form
         class="form"
         onSubmit={(e) => {
