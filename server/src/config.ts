@@ -67,6 +67,8 @@ export const Config = Type.Object({
   }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
+  /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
+  webauthn: Type.Object({ rpId: Type.String(), rpName: Type.String(), origins: Type.Array(Type.String()) }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -195,10 +197,11 @@ export function loadConfig(env: Env = process.env): Config {
   const headersTimeout = readInt(env, 'HEADERS_TIMEOUT', 15);
   // Node silently swaps the two when the headers' is the longer; refuse that instead.
   if (headersTimeout > requestTimeout) throw new ConfigError('HEADERS_TIMEOUT', `must not exceed REQUEST_TIMEOUT (${requestTimeout}), got "${headersTimeout}"`);
+  const publicUrl = readUrl(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
-    publicUrl: readUrl(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    publicUrl,
     databaseUrl: readUrl(env, 'DATABASE_URL', 'sqlite:./data/gatehouse.db', ['sqlite:', 'postgres:', 'postgresql:'])!,
     redisUrl: readUrl(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
     accessTokenTtl: readInt(env, 'ACCESS_TOKEN_TTL', 900),
@@ -228,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
     },
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
+    webauthn: readWebauthn(env, publicUrl),
     logLevel,
     production,
   };
@@ -240,4 +244,23 @@ function readTotpIssuer(env: Env): string {
   const issuer = env.TOTP_ISSUER ?? 'Gatehouse';
   if (!/^[\p{L}\p{N} ._-]{1,60}$/u.test(issuer)) throw new ConfigError('TOTP_ISSUER', 'must be 1 to 60 letters, digits, spaces, dots, dashes or underscores (no colon)');
   return issuer;
+}
+
+/**
+ * WEBAUTHN_RP_ID: a registrable domain (browsers refuse IP addresses), by default PUBLIC_URL's
+ * host; WEBAUTHN_ORIGINS: comma list of the origins passkeys are used from (default PUBLIC_URL's
+ * origin; add app origins such as `android:apk-key-hash:…`); WEBAUTHN_RP_NAME: shown by the
+ * authenticator (default TOTP_ISSUER's value or Gatehouse).
+ */
+function readWebauthn(env: Env, publicUrl: string): Config['webauthn'] {
+  // Only a value given explicitly is checked: PUBLIC_URL on an IP address (tests, a LAN) still
+  // starts, and browsers then refuse passkeys there until WEBAUTHN_RP_ID names a domain.
+  const rpId = (env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname).toLowerCase();
+  if (env.WEBAUTHN_RP_ID && (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(rpId) || /^[\d.]+$/.test(rpId))) {
+    throw new ConfigError('WEBAUTHN_RP_ID', `must be a domain name (not an IP address), got "${rpId}"`);
+  }
+  const origins = readList(env, 'WEBAUTHN_ORIGINS');
+  const rpName = env.WEBAUTHN_RP_NAME || env.TOTP_ISSUER || 'Gatehouse';
+  if (rpName.length > 60) throw new ConfigError('WEBAUTHN_RP_NAME', 'must be at most 60 characters');
+  return { rpId, rpName, origins: origins.length > 0 ? origins : [new URL(publicUrl).origin] };
 }

@@ -25,6 +25,8 @@ import { createApiKeysService, type ApiKeysService } from './modules/api-keys/ap
 import { createLoginService, type LoginService } from './modules/auth/login.service.js';
 import { createMfaRepository } from './modules/mfa/mfa.repository.js';
 import { createMfaService, type MfaService } from './modules/mfa/mfa.service.js';
+import { createPasskeysRepository } from './modules/passkeys/passkeys.repository.js';
+import { createPasskeysService, type PasskeysService } from './modules/passkeys/passkeys.service.js';
 import { createPasswordHasher, type PasswordHasher } from './modules/auth/password-hasher.js';
 import type { ReadinessCheck } from './modules/health/health.routes.js';
 import { withFallback } from './modules/limits/fallback-rate-limiter.js';
@@ -55,6 +57,7 @@ export interface Dependencies {
   sessions: SessionsService;
   login: LoginService;
   mfa: MfaService;
+  passkeys: PasskeysService;
   apiKeys: ApiKeysService;
   apiKeyVerifier: ApiKeyVerifierService;
   admin: AdminService;
@@ -158,6 +161,10 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
     });
+    const passkeys = createPasskeysService({
+      repo: createPasskeysRepository(database.db), users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
+      requireEmailVerification: config.requireEmailVerification, onEvent: events.notify,
+    });
     const login = createLoginService({
       users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
@@ -180,7 +187,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, mfa, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
+      users, sessions, login, mfa, passkeys, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database

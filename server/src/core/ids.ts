@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   signingKey: 'sgk',
   refreshToken: 'rft',
   securityEvent: 'sev',
+  passkey: 'psk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -205,6 +205,34 @@ export interface MfaChallengesTable {
   used_at: string | null;
 }
 
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  /** base64url of the credential's raw id, as the authenticator names it. */
+  credential_id: string;
+  /** base64url of the COSE public key. */
+  public_key: string;
+  /** The signature counter last seen (0 for authenticators that keep none). */
+  counter: number | string;
+  /** Space-separated AuthenticatorTransport values (`internal hybrid`). */
+  transports: string;
+  device_type: string;
+  backed_up: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengesTable {
+  token_hash: string;
+  user_id: string | null;
+  purpose: 'register' | 'login';
+  challenge: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -224,4 +252,6 @@ export interface Database {
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
   mfa_challenges: MfaChallengesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

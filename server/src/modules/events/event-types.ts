@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'user.mfa.disabled',
   'user.mfa.recovery_codes_regenerated',
   'user.mfa.recovery_code_used',
+  'user.passkey.added',
+  'user.passkey.removed',
   'session.revoked',
   'security.refresh_token_reused',
   'webhook.test',

@@ -25,6 +25,8 @@ export const SECURITY_EVENT_TYPES = [
   'step_up',
   'recovery_codes_regenerated',
   'recovery_code_used',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

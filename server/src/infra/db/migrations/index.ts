@@ -6,6 +6,7 @@ import * as emailAndSecurityLog from './0005-email-and-security-log.js';
 import * as idempotencyLocation from './0006-idempotency-location.js';
 import * as countersAndIndexes from './0007-counters-and-indexes.js';
 import * as secondFactors from './0008-second-factors.js';
+import * as passkeys from './0009-passkeys.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006-idempotency-location': idempotencyLocation,
   '0007-counters-and-indexes': countersAndIndexes,
   '0008-second-factors': secondFactors,
+  '0009-passkeys': passkeys,
 };

@@ -1,0 +1,178 @@
+import {
+  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
+  type AuthenticationResponseJSON, type AuthenticatorTransportFuture, type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { cleanName } from '../../core/names.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
+import { recordEvent } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
+import type { SecurityLog } from '../security-log/security-log.js';
+import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
+import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
+import type { UserRow, UsersRepository } from '../users/users.repository.js';
+import type { PasskeyRow, PasskeysRepository } from './passkeys.repository.js';
+
+/** How long a ceremony (options → the authenticator → verify) may take. */
+export const CEREMONY_TTL_S = 300;
+/** Passkeys per account: enough for every device a person owns; a bound on what one token can add. */
+export const MAX_PASSKEYS = 20;
+const CHALLENGE_PREFIX = 'gthw_';
+
+export interface PasskeysServiceDeps {
+  repo: PasskeysRepository;
+  users: Pick<UsersRepository, 'findById'>;
+  sessions: SessionsService;
+  securityLog: SecurityLog;
+  clock: Clock;
+  webauthn: { rpId: string; rpName: string; origins: string[] };
+  requireEmailVerification: boolean;
+  onEvent?: () => void;
+}
+
+export function presentPasskey(row: PasskeyRow) {
+  return {
+    id: row.id, name: row.name, device_type: row.device_type, backed_up: row.backed_up === 1,
+    transports: row.transports ? row.transports.split(' ') : [], created_at: row.created_at, last_used_at: row.last_used_at,
+  };
+}
+
+/**
+ * Passkeys (WebAuthn, through @simplewebauthn/server): added and managed in settings, and a
+ * passwordless login with a discoverable credential. Every ceremony's challenge is stored hashed
+ * behind a one-time `challenge_id` (`gthw_…`, 5 minutes), so it works on any instance.
+ */
+export function createPasskeysService(deps: PasskeysServiceDeps) {
+  const { repo, clock, webauthn } = deps;
+  const now = () => isoTime(clock.now());
+
+  async function newChallenge(purpose: 'register' | 'login', userId: string | null, challenge: string): Promise<string> {
+    const token = newOpaqueToken(CHALLENGE_PREFIX);
+    const createdMs = clock.now();
+    await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, purpose, challenge, created_at: isoTime(createdMs), expires_at: isoTime(createdMs + CEREMONY_TTL_S * 1000) });
+    return token;
+  }
+
+  async function takeChallenge(token: string, purpose: 'register' | 'login', userId: string | null): Promise<string | undefined> {
+    if (!token.startsWith(CHALLENGE_PREFIX) || token.length > 100) return undefined;
+    return (await repo.takeChallenge(sha256Hex(token), purpose, userId, now()))?.challenge;
+  }
+
+  async function publish(userId: string, type: EventType, data: Record<string, unknown>): Promise<void> {
+    const { deliveries } = await repo.db.transaction().execute((trx) => recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } }));
+    if (deliveries) deps.onEvent?.();
+  }
+
+  return {
+    list: async (userId: string) => (await repo.listForUser(userId)).map(presentPasskey),
+
+    /** Step one of adding a passkey: options for `navigator.credentials.create()`. */
+    async registrationOptions(user: UserRow) {
+      const existing = await repo.listForUser(user.id);
+      if (existing.length >= MAX_PASSKEYS) throw new AppError('limit_reached', `An account holds at most ${MAX_PASSKEYS} passkeys; remove one first.`);
+      const options = await generateRegistrationOptions({
+        rpName: webauthn.rpName, rpID: webauthn.rpId, userName: user.email, userDisplayName: user.name,
+        userID: new TextEncoder().encode(user.id), attestationType: 'none',
+        // Each authenticator once; a discoverable credential, so login needs no email first.
+        excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p) })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      });
+      return { challenge_id: await newChallenge('register', user.id, options.challenge), options };
+    },
+
+    /** Step two: the authenticator's answer to those options; stores the passkey. */
+    async register(user: UserRow, input: { challenge_id: string; credential: RegistrationResponseJSON; name?: string | undefined }, client: ClientInfo) {
+      const name = cleanName(input.name ?? 'Passkey'); // before the challenge is spent on a bad name
+      const expectedChallenge = await takeChallenge(input.challenge_id, 'register', user.id);
+      if (!expectedChallenge) throw fieldError('/challenge_id', 'invalid_value', 'The challenge is unknown, used or expired: ask for new options.');
+      let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      try {
+        verification = await verifyRegistrationResponse({ response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: false });
+      } catch (error) {
+        throw fieldError('/credential', 'invalid_credential', `The authenticator's answer was not accepted: ${(error as Error).message}`);
+      }
+      if (!verification.verified || !verification.registrationInfo) throw fieldError('/credential', 'invalid_credential', "The authenticator's answer was not accepted.");
+      const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo;
+      if ((await repo.countForUser(user.id)) >= MAX_PASSKEYS) throw new AppError('limit_reached', `An account holds at most ${MAX_PASSKEYS} passkeys; remove one first.`);
+      const row: PasskeyRow = {
+        id: newId('passkey'), user_id: user.id, credential_id: credential.id, public_key: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter, transports: (credential.transports ?? input.credential.response.transports ?? []).join(' ').slice(0, 200),
+        device_type: credentialDeviceType, backed_up: credentialBackedUp ? 1 : 0,
+        name, created_at: now(), last_used_at: null,
+      };
+      try {
+        await repo.insert(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AppError('conflict', 'This passkey is registered already.');
+        throw error;
+      }
+      await publish(user.id, 'user.passkey.added', { passkey_id: row.id, name: row.name });
+      await deps.securityLog.record(user.id, 'passkey_added', client, { passkey_id: row.id, name: row.name });
+      return presentPasskey(row);
+    },
+
+    async rename(userId: string, id: string, name: string) {
+      const row = await repo.rename(userId, id, cleanName(name));
+      if (!row) throw new AppError('not_found', 'No passkey with this id.');
+      return presentPasskey(row);
+    },
+
+    async remove(userId: string, id: string, client: ClientInfo): Promise<void> {
+      const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
+        const removed = await repo.remove(trx, userId, id);
+        if (!removed) return { removed, deliveries: 0 };
+        return { removed, deliveries: (await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: id, name: removed.name } })).deliveries };
+      });
+      if (!removed) throw new AppError('not_found', 'No passkey with this id.');
+      if (deliveries) deps.onEvent?.();
+      await deps.securityLog.record(userId, 'passkey_removed', client, { passkey_id: id, name: removed.name });
+    },
+
+    /** Step one of a passwordless login: options for `navigator.credentials.get()` (any of the user's passkeys). */
+    async loginOptions() {
+      const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'preferred' });
+      return { challenge_id: await newChallenge('login', null, options.challenge), options };
+    },
+
+    /**
+     * Step two: the authenticator's signature over that challenge. Every refusal is the same 401,
+     * whether the credential is unknown, the signature wrong or the challenge spent.
+     */
+    async login(input: { challenge_id: string; credential: AuthenticationResponseJSON }, client: ClientInfo): Promise<TokenResponse> {
+      const refused = () => new AppError('invalid_credentials', 'The passkey was not accepted: try again.');
+      const expectedChallenge = await takeChallenge(input.challenge_id, 'login', null);
+      if (!expectedChallenge) throw refused();
+      const passkey = await repo.findByCredentialId(input.credential.id);
+      if (!passkey) throw refused();
+      let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+      try {
+        verification = await verifyAuthenticationResponse({
+          response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: false,
+          credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: Number(passkey.counter), transports: transportsOf(passkey) },
+        });
+      } catch {
+        throw refused();
+      }
+      if (!verification.verified) throw refused();
+      // A counter that did not move on (a cloned authenticator, or a race with another login) refuses.
+      if (!(await repo.recordUse(passkey.id, passkey.counter, verification.authenticationInfo.newCounter, now()))) throw refused();
+      const user = await deps.users.findById(passkey.user_id);
+      if (!user) throw refused();
+      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+      if (deps.requireEmailVerification && !user.email_verified) throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
+      // A passkey proves possession and (usually) the user's presence and verification: it is the
+      // whole sign-in, and counts as a proved factor for step-up.
+      const tokens = await deps.sessions.start(user.id, client, { amr: ['webauthn'], factorProved: true });
+      await deps.securityLog.record(user.id, 'sign_in', client, { method: 'passkey', passkey_id: passkey.id });
+      return tokens;
+    },
+  };
+}
+export type PasskeysService = ReturnType<typeof createPasskeysService>;
+
+function transportsOf(row: PasskeyRow): AuthenticatorTransportFuture[] {
+  return (row.transports ? row.transports.split(' ') : []) as AuthenticatorTransportFuture[];
+}
