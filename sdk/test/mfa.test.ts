@@ -1,12 +1,13 @@
 /**
  * Second factors through the SDK against a live server: enrol TOTP, a login that needs the
- * factor, finishing it, step-up, and OpenID discovery. Codes come from an independent TOTP
+ * factor, finishing it, step-up, passkeys (with a software authenticator), and OpenID discovery. Codes come from an independent TOTP
  * library reading the server's otpauth:// URL.
  */
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatehouse, isGatehouseError, mfaChallengeOf } from '../src/index.js';
 import { rejection, signUp } from './helpers.js';
+import { SoftAuthenticator } from '../../server/test/soft-authenticator.js';
 import { startLiveServer, type LiveServer } from './live-server.js';
 
 let server: LiveServer;
@@ -40,6 +41,23 @@ describe('second factors', () => {
     expect((await phone.me.mfa.regenerateRecoveryCodes()).recovery_codes).toHaveLength(10);
     await phone.me.mfa.disableTotp({ password });
     expect((await phone.me.mfa.get()).totp.status).toBe('disabled');
+  });
+
+  it('adds a passkey (software authenticator), signs in with it alone, renames and removes it', async () => {
+    const { gh } = await signUp(server);
+    const authenticator = new SoftAuthenticator(server.base);
+    const { challenge_id, options } = await gh.me.passkeys.registrationOptions();
+    const added = await gh.me.passkeys.add({ challenge_id, credential: authenticator.create(options as never), name: 'Laptop' });
+    expect(added.name).toBe('Laptop');
+
+    const phone = createGatehouse({ baseUrl: server.base });
+    const login = await phone.auth.passkeyLoginOptions();
+    const tokens = await phone.auth.passkeyLogin({ challenge_id: login.challenge_id, credential: authenticator.get(login.options as never) });
+    expect((await phone.session.get())?.accessToken).toBe(tokens.access_token);
+    expect((await phone.me.passkeys.list()).data.map((p) => p.id)).toEqual([added.id]);
+    expect((await phone.me.passkeys.rename(added.id, { name: 'Work laptop' })).name).toBe('Work laptop');
+    await phone.me.passkeys.remove(added.id);
+    expect((await gh.me.passkeys.list()).data).toEqual([]);
   });
 
   it('reads the OpenID discovery document', async () => {

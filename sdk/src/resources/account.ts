@@ -3,6 +3,7 @@ import type { Call, RequestOptions } from '../core.js';
 import type { QueryParams, RequestBody } from '../operations.js';
 import type { SessionManager } from '../session.js';
 import { mfaResource } from './mfa.js';
+import { passkeysResource } from './passkeys.js';
 
 export function accountResource(call: Call, sessions: SessionManager) {
   return {
@@ -20,5 +21,7 @@ export function accountResource(call: Call, sessions: SessionManager) {
     securityEvents: (query?: QueryParams<'listSecurityEvents'>, options?: RequestOptions) => call('listSecurityEvents', { query }, options),
     /** Second factors: TOTP, recovery codes, step-up. */
     mfa: mfaResource(call),
+    /** Passkeys: add (a ceremony), list, rename, remove. */
+    passkeys: passkeysResource(call),
   };
 }

@@ -29,6 +29,16 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
       return tokens;
     },
 
+    /** Step one of a passwordless login: `{ challenge_id, options }` for `navigator.credentials.get()`. */
+    passkeyLoginOptions: (options?: RequestOptions) => call('passkeyLoginOptions', {}, options),
+
+    /** Step two: `{ challenge_id, credential: credential.toJSON() }`; stores the session. */
+    async passkeyLogin(body: RequestBody<'passkeyLogin'>, options?: RequestOptions): Promise<Success<'passkeyLogin'>> {
+      const tokens = await call('passkeyLogin', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
     /**
      * Rotates the stored refresh token now (the SDK also does this by itself before expiry and
      * after a 401). If the server refuses the token (reused, revoked, expired) the store is cleared.

@@ -11,6 +11,7 @@ import { authJourney } from './journeys/auth.js';
 import { canaryJourney } from './journeys/canary.js';
 import { chatsJourney } from './journeys/chats.js';
 import { mfaJourney } from './journeys/mfa.js';
+import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
@@ -61,6 +62,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   authJourney(ctx);
   accountJourney(ctx);
   mfaJourney(ctx);
+  passkeysJourney(ctx);
   apiKeysJourney(ctx);
   agentsJourney(ctx);
   chatsJourney(ctx);

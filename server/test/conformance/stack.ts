@@ -36,6 +36,8 @@ export interface Stack {
  * yet above what any one actor of the journeys spends on them in a minute.
  */
 export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, accountRoutesPerMinute: 120 } as const;
+/** The relying party of passkeys: the journeys' software authenticator answers as this origin. */
+export const PASSKEY_ORIGIN = 'https://conformance.test';
 
 async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promise<void> }> {
   const shared = process.env.DATABASE_URL;
@@ -91,6 +93,8 @@ export async function startStack(): Promise<Stack> {
       LOGIN_MAX_FAILURES: String(SERVER_LIMITS.loginMaxFailures),
       ACCOUNT_RATE_LIMIT_PER_MINUTE: String(SERVER_LIMITS.accountRoutesPerMinute),
       LOG_LEVEL: 'warn',
+      WEBAUTHN_RP_ID: new URL(PASSKEY_ORIGIN).hostname,
+      WEBAUTHN_ORIGINS: PASSKEY_ORIGIN,
     };
     const server = await startServer(env);
     cleanups.push(() => server.stop());

@@ -4,6 +4,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';
+import { MAX_PASSKEYS } from '../../src/modules/passkeys/passkeys.service.js';
 
 const ORIGIN = 'http://gatehouse.test'; // the harness's PUBLIC_URL: relying party gatehouse.test
 
@@ -104,6 +105,17 @@ describe(`passkeys (${dialect})`, () => {
     const refused = await passkeyLogin(second.authenticator);
     expect(refused.statusCode).toBe(403);
     expect(refused.json().code).toBe('account_disabled');
+  });
+
+  it(`holds at most ${MAX_PASSKEYS} passkeys an account: 422 limit_reached for options and for a ceremony already started`, async () => {
+    const user = await t.signUp();
+    const token = user.tokens.access_token;
+    for (let i = 0; i < MAX_PASSKEYS - 1; i++) expect((await addPasskey(token, new SoftAuthenticator(ORIGIN), `Key ${i}`)).added.statusCode).toBe(201);
+    const started = (await post('/v1/users/me/passkeys/options', token)).json();
+    expect((await addPasskey(token)).added.statusCode).toBe(201);
+    expect((await post('/v1/users/me/passkeys/options', token)).json().code).toBe('limit_reached');
+    const late = await post('/v1/users/me/passkeys', token, { challenge_id: started.challenge_id, credential: new SoftAuthenticator(ORIGIN).create(started.options) });
+    expect(late.statusCode).toBe(422);
   });
 
   it('on an account with TOTP, adding a passkey needs a recently proved factor', async () => {

@@ -22,6 +22,11 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   disableTotp: 'session',
   regenerateRecoveryCodes: 'session',
   stepUp: 'session',
+  passkeyRegistrationOptions: 'session',
+  addPasskey: 'session',
+  listPasskeys: 'session',
+  renamePasskey: 'session',
+  removePasskey: 'session',
   listSessions: 'session',
   revokeSession: 'session',
   createApiKey: 'session',
@@ -60,11 +65,13 @@ export const BUDGET_EXEMPT = new Set([
   'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
   'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
+  'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
 ]);
 
 /** Which id kind a path's {id} is, from the collection it sits in. */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],
+  [/^\/v1\/users\/me\/passkeys\//, 'passkey'],
   [/^\/v1\/api-keys\//, 'apiKey'],
   [/^\/v1\/admin\/users\//, 'user'],
   [/^\/v1\/agents\//, 'agent'],
@@ -83,6 +90,7 @@ export function unknownIds(op: SpecOperation): Record<string, string> {
 /** A body the document and the server accept, for operations that need one to get past validation. */
 export const VALID_BODIES: Record<string, unknown> = {
   updateAgent: { name: 'Renamed' },
+  renamePasskey: { name: 'Renamed' },
   updateWebhook: { description: 'Renamed' },
   createMessage: { role: 'user', content: 'Hello' },
   adminUpdateUser: { tier: 'hobby' },
