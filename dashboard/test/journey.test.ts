@@ -2,7 +2,8 @@
  * A new user's whole journey through the dashboard, in Debian's Chromium against a real server:
  * sign up, log out and in, confirm the email, Settings → API keys (keyboard only: create a key,
  * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
- * password reset, two-step verification (TOTP, recovery codes, step-up). Every page is photographed
+ * password reset, two-step verification (TOTP, recovery codes, step-up), passkeys (Chromium's
+ * virtual authenticator). Every page is photographed
  * at desktop and phone width.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -302,7 +303,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await page.getByRole('button', { name: 'Delete the agent Scratch agent' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete agent' }).click();
     await page.getByText('The agent “Scratch agent” is deleted.').waitFor();
-    expect(await page.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
   });
 
   it('Webhooks: create (secret shown once) and delete', async () => {
@@ -420,6 +421,51 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await page.getByLabel('Code from your authenticator app').fill(codes[2]!);
     await page.getByRole('button', { name: 'Turn off' }).click();
     await page.getByText('Two-step verification is off.').waitFor();
+  });
+
+  it("Settings → Security: adds a passkey with Chromium's virtual authenticator, then signs in with it alone", async () => {
+    // Passkeys need a domain: the same server as http://localhost:<port>, in its own context
+    // (another origin, so another localStorage: it starts signed out).
+    const passkeyContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.localhostBase });
+    const mainPage = page;
+    page = await passkeyContext.newPage();
+    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
+    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+    try {
+      const cdp = await passkeyContext.newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      await page.goto('/login');
+      await page.getByLabel('Email').fill(user.email);
+      await page.getByLabel('Password').fill(user.newPassword);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+      await page.goto('/settings/security');
+      await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+      await page.getByText('No passkeys yet.').waitFor();
+      await page.getByLabel('Passkey name').fill('Chromium');
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await page.getByText('The passkey “Chromium” is added').waitFor();
+      await page.getByRole('cell', { name: 'Chromium', exact: true }).waitFor();
+      const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+      expect(credentials).toHaveLength(1);
+      expect(credentials[0]!.isResidentCredential).toBe(true);
+      await shoot('settings-passkeys');
+
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByText('You have logged out.').waitFor();
+      await shoot('login-passkey');
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      // Back where the logout happened; the passkey alone signed in (no password, no code).
+      await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
+      await expect.poll(async () => (await page.getByRole('row').filter({ hasText: 'Chromium' }).textContent()) ?? '').not.toContain('never');
+    } finally {
+      await passkeyContext.close();
+      page = mainPage;
+    }
   });
 
   it('sends a signed-out visitor of a deep link to log in, and back there afterwards', async () => {

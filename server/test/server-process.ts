@@ -24,7 +24,10 @@ export const SERVER_DIR = join(import.meta.dirname, '..');
 const GATEHOUSE_BIN = join(SERVER_DIR, 'bin', 'gatehouse.js');
 
 /** `gatehouse serve` on a free loopback port; resolves once /healthz answers. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/** More environment, or a function of the port the server will listen on (for values naming it). */
+export type ExtraEnv = Record<string, string> | ((port: number) => Record<string, string>);
+
+export async function startServer(env: ExtraEnv): Promise<ServerProcess> {
   // The port is free when asked for but another socket can take it before the server binds it.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -40,10 +43,10 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
  * environment is built from scratch, so CI's second pass (DATABASE_URL/REDIS_URL set for the
  * test runner) does not point it at the shared servers.
  */
-export async function startServerOnFreshSqlite(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerOnFreshSqlite(env: ExtraEnv = {}): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   try {
-    const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`, ...env });
+    const server = await startServer((port) => ({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`, ...(typeof env === 'function' ? env(port) : env) }));
     return {
       ...server,
       async stop(signal) {
@@ -77,9 +80,9 @@ export function runGatehouse(args: string[], env: Record<string, string>, timeou
   });
 }
 
-async function startOnce(extraEnv: Record<string, string>, port: number): Promise<ServerProcess> {
+async function startOnce(extraEnv: ExtraEnv, port: number): Promise<ServerProcess> {
   const base = `http://127.0.0.1:${port}`;
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'info', ...extraEnv };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'info', ...(typeof extraEnv === 'function' ? extraEnv(port) : extraEnv) };
   const child = spawn(process.execPath, [GATEHOUSE_BIN, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));

@@ -3,6 +3,7 @@ import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'p
 import { mfaChallengeOf, type MfaChallenge } from '@gatehouse/sdk';
 import { gatehouse, onSessionChange, TOKEN_STORAGE_KEY, type Me } from './api.ts';
 import { describeError, endsSession, type ErrorView } from './errors.ts';
+import { getPasskey } from './passkeys.ts';
 
 type Status = 'loading' | 'signed-out' | 'signed-in';
 
@@ -21,6 +22,8 @@ interface SessionApi {
   logIn(email: string, password: string): Promise<MfaChallenge | null>;
   /** The second step of such a login: the challenge's token and a code or a recovery code. */
   completeMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<void>;
+  /** A passwordless login: the browser asks for one of the user's passkeys. */
+  logInWithPasskey(): Promise<void>;
   logOut(): Promise<void>;
   /** Re-read the account (after a profile change or an email verification). */
   refreshMe(): Promise<void>;
@@ -94,6 +97,12 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       setNotice(null);
       await refreshMe();
       return null;
+    },
+    async logInWithPasskey() {
+      const { challenge_id, options } = await gatehouse.auth.passkeyLoginOptions();
+      await gatehouse.auth.passkeyLogin({ challenge_id, credential: await getPasskey(options) });
+      setNotice(null);
+      await refreshMe();
     },
     async completeMfa(mfaToken, proof) {
       await gatehouse.auth.verifyMfa({ mfa_token: mfaToken, ...proof });

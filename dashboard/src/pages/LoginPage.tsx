@@ -6,10 +6,11 @@ import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { SubmitButton } from '../components/SubmitButton.tsx';
 import { useAction } from '../lib/hooks.ts';
+import { isCancelled, passkeysSupported } from '../lib/passkeys.ts';
 import { useSession } from '../lib/session.tsx';
 
 export function LoginPage({ query }: { query: URLSearchParams }) {
-  const { logIn, notice, setNotice } = useSession();
+  const { logIn, logInWithPasskey, notice, setNotice } = useSession();
   const [email, setEmail] = useState(query.get('email') ?? '');
   const [password, setPassword] = useState('');
   // Set when the password was right and the account has a second factor.
@@ -23,12 +24,20 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
       setMfaToken(challenge.mfaToken);
     }
   });
+  const passkey = useAction(async () => {
+    setNotice(null);
+    try {
+      await logInWithPasskey();
+    } catch (error) {
+      if (!isCancelled(error)) throw error;
+    }
+  });
   if (mfaToken) return <SecondFactorStep mfaToken={mfaToken} onRestart={() => setMfaToken(null)} />;
   return (
     <>
       <PageHeading title="Log in" />
       {notice && <Notice tone="info">{notice}</Notice>}
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error ?? passkey.error} />
       <form
         class="form card"
         onSubmit={(e) => {
@@ -45,6 +54,13 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
           <Link href="/forgot-password">Forgot your password?</Link>
         </div>
       </form>
+      {passkeysSupported() && (
+        <p class="actions">
+          <button type="button" class="button button-secondary" onClick={() => void passkey.run()} aria-disabled={passkey.busy ? 'true' : undefined}>
+            {passkey.busy ? 'Waiting for your passkey…' : 'Sign in with a passkey'}
+          </button>
+        </p>
+      )}
       <p class="aside">
         New here? <Link href="/signup">Create an account</Link>
       </p>

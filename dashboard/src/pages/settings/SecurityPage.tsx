@@ -6,10 +6,11 @@ import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction, useResource } from '../../lib/hooks.ts';
+import { PasskeysCard } from './PasskeysCard.tsx';
 
 type Enrolment = Awaited<ReturnType<typeof gatehouse.me.mfa.enrolTotp>>;
 
-/** Settings → Security: two-step verification with an authenticator app, and recovery codes. */
+/** Settings → Security: two-step verification with an authenticator app, recovery codes, passkeys. */
 export function SecurityPage() {
   const status = useResource(() => gatehouse.me.mfa.get());
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
@@ -93,6 +94,7 @@ export function SecurityPage() {
           </>
         )}
       </section>
+      <PasskeysCard />
       {status.data && enabled && (
         <TurnOff
           onDone={() => {
