@@ -91,6 +91,15 @@ describe(`passkeys (${dialect})`, () => {
     expect((await post('/v1/auth/passkey/verify', undefined, { challenge_id: loginChallenge, credential })).statusCode).toBe(401);
   });
 
+  it('refuses a credential nested too deeply with 400 too_deep, not a 500 (found by the fuzz suite)', async () => {
+    const deep = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`; // as text: JSON.stringify itself would overflow
+    const { challenge_id } = (await post('/v1/auth/passkey/options', undefined)).json();
+    const credential = `{"id":"AA","rawId":"AA","type":"public-key","clientExtensionResults":{"nested":${deep}},"response":{"clientDataJSON":"AA","authenticatorData":"AA","signature":"AA"}}`;
+    const res = await t.request({ method: 'POST', url: '/v1/auth/passkey/verify', headers: { 'content-type': 'application/json' }, payload: `{"challenge_id":"${challenge_id}","credential":${credential}}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ code: 'too_deep', field: expect.stringMatching(/^\/credential\/clientExtensionResults\/nested/) });
+  });
+
   it('removing a passkey ends its logins; a disabled account cannot sign in with one', async () => {
     const user = await t.signUp();
     const token = user.tokens.access_token;
