@@ -368,7 +368,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security' }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
     await shoot('settings-security');
-    await page.getByLabel('Your password').fill(user.newPassword);
+    await page.getByRole('region', { name: 'Two-step verification' }).getByLabel('Your password').fill(user.newPassword);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await page.getByRole('heading', { name: 'Scan this code with your authenticator app' }).waitFor();
     // The QR code is an image the CSP allows (a data: SVG), and the key is there to type by hand.
@@ -447,6 +447,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
       await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
       await page.getByText('No passkeys yet.').waitFor();
       await page.getByLabel('Passkey name').fill('Chromium');
+      await page.getByRole('region', { name: 'Passkeys' }).getByLabel('Your password').fill(user.newPassword);
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByText('The passkey “Chromium” is added').waitFor();
       await page.getByRole('cell', { name: 'Chromium', exact: true }).waitFor();

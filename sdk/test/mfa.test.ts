@@ -44,9 +44,9 @@ describe('second factors', () => {
   });
 
   it('adds a passkey (software authenticator), signs in with it alone, renames and removes it', async () => {
-    const { gh } = await signUp(server);
+    const { gh, password } = await signUp(server);
     const authenticator = new SoftAuthenticator(server.base);
-    const { challenge_id, options } = await gh.me.passkeys.registrationOptions();
+    const { challenge_id, options } = await gh.me.passkeys.registrationOptions({ password });
     const added = await gh.me.passkeys.add({ challenge_id, credential: authenticator.create(options as never), name: 'Laptop' });
     expect(added.name).toBe('Laptop');
 

@@ -162,7 +162,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
     });
     const passkeys = createPasskeysService({
-      repo: createPasskeysRepository(database.db), users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
+      repo: createPasskeysRepository(database.db), confirmPassword: users.confirmPassword, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
       requireEmailVerification: config.requireEmailVerification, onEvent: events.notify,
     });
     const login = createLoginService({

@@ -52,8 +52,11 @@ export class SoftAuthenticator {
     return cbor(new Map<Cbor, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x, 'base64url')], [-3, Buffer.from(jwk.y, 'base64url')]]));
   }
 
-  /** The answer of navigator.credentials.create() to these options, as JSON. `rpId`/`origin` may be overridden to forge. */
-  create(options: CreationOptions, override: { origin?: string; challenge?: string } = {}) {
+  /**
+   * The answer of navigator.credentials.create() to these options, as JSON. Overrides forge it:
+   * another origin or challenge, no user verification, another attestation format.
+   */
+  create(options: CreationOptions, override: { origin?: string; challenge?: string; unverified?: boolean; fmt?: string } = {}) {
     const rpId = options.rp.id!;
     this.userHandle = options.user.id;
     const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge: override.challenge ?? options.challenge, origin: override.origin ?? this.origin, crossOrigin: false });
@@ -61,8 +64,8 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey()]);
     // Flags: user present (0x01), user verified (0x04), attested credential data (0x40).
-    const authData = this.authenticatorData(rpId, 0x45, attested);
-    const attestationObject = cbor(new Map<Cbor, Cbor>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const authData = this.authenticatorData(rpId, override.unverified ? 0x41 : 0x45, attested);
+    const attestationObject = cbor(new Map<Cbor, Cbor>([['fmt', override.fmt ?? 'none'], ['attStmt', new Map()], ['authData', authData]]));
     return {
       id: b64url(this.credentialId), rawId: b64url(this.credentialId), type: 'public-key' as const,
       response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
@@ -71,14 +74,14 @@ export class SoftAuthenticator {
   }
 
   /** The answer of navigator.credentials.get() to these options, as JSON; the counter moves on by one. */
-  get(options: RequestOptions, override: { origin?: string; signWith?: KeyObject } = {}) {
+  get(options: RequestOptions, override: { origin?: string; signWith?: KeyObject; unverified?: boolean; userHandle?: string } = {}) {
     this.counter++;
     const clientDataJSON = JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: override.origin ?? this.origin, crossOrigin: false });
-    const authData = this.authenticatorData(options.rpId!, 0x05);
+    const authData = this.authenticatorData(options.rpId!, override.unverified ? 0x01 : 0x05);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), override.signWith ?? this.keys.privateKey);
     return {
       id: b64url(this.credentialId), rawId: b64url(this.credentialId), type: 'public-key' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), ...(this.userHandle ? { userHandle: this.userHandle } : {}) },
+      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), ...((override.userHandle ?? this.userHandle) ? { userHandle: override.userHandle ?? this.userHandle } : {}) },
       clientExtensionResults: {},
     };
   }

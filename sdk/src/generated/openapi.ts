@@ -350,7 +350,9 @@ export interface paths {
         put?: never;
         /**
          * Start adding a passkey: options for navigator.credentials.create()
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs the password, and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;
@@ -3182,7 +3184,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The current password: a stolen access token alone cannot add a passkey */
+                    password: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {

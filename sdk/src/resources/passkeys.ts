@@ -1,6 +1,6 @@
 /**
  * The signed-in account's passkeys (`/users/me/passkeys…`). Adding one is a ceremony:
- * `registrationOptions()` → `navigator.credentials.create()` in the browser (or the platform's
+ * `registrationOptions({ password })` → `navigator.credentials.create()` in the browser (or the platform's
  * passkey API in an app) → `add()` with its answer as JSON.
  */
 import type { Call, RequestOptions } from '../core.js';
@@ -8,8 +8,8 @@ import type { RequestBody } from '../operations.js';
 
 export function passkeysResource(call: Call) {
   return {
-    /** `{ challenge_id, options }`; needs a recent second factor on an account that has one. */
-    registrationOptions: (options?: RequestOptions) => call('passkeyRegistrationOptions', {}, options),
+    /** `{ password }` → `{ challenge_id, options }`; also needs a recent second factor on an account that has one. */
+    registrationOptions: (body: RequestBody<'passkeyRegistrationOptions'>, options?: RequestOptions) => call('passkeyRegistrationOptions', { body }, options),
     /** `{ challenge_id, credential: credential.toJSON(), name? }`. */
     add: (body: RequestBody<'addPasskey'>, options?: RequestOptions) => call('addPasskey', { body }, options),
     list: (options?: RequestOptions) => call('listPasskeys', {}, options),

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
+import { bearer, createTestApp, dialect, STRONG_PASSWORD, type TestApp } from '../harness.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';
 import { MAX_PASSKEYS } from '../../src/modules/passkeys/passkeys.service.js';
 
@@ -20,7 +20,7 @@ describe(`passkeys (${dialect})`, () => {
     t.request({ method: 'POST', url, headers: token ? bearer(token) : {}, ...(payload === undefined ? {} : { payload }) });
 
   async function addPasskey(token: string, authenticator = new SoftAuthenticator(ORIGIN), name = 'Laptop') {
-    const options = await post('/v1/users/me/passkeys/options', token);
+    const options = await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD });
     expect(options.statusCode, options.body).toBe(200);
     const { challenge_id, options: creation } = options.json();
     const added = await post('/v1/users/me/passkeys', token, { challenge_id, credential: authenticator.create(creation), name });
@@ -35,7 +35,7 @@ describe(`passkeys (${dialect})`, () => {
   it('adds a passkey, lists and renames it, and signs in with it alone (amr webauthn)', async () => {
     const user = await t.signUp();
     const token = user.tokens.access_token;
-    const options = (await post('/v1/users/me/passkeys/options', token)).json();
+    const options = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
     expect(options.challenge_id).toMatch(/^gthw_/);
     expect(options.options).toMatchObject({ rp: { id: 'gatehouse.test' }, user: { name: user.email }, authenticatorSelection: { residentKey: 'required' } });
 
@@ -64,7 +64,7 @@ describe(`passkeys (${dialect})`, () => {
     expect(log.find((e: { type: string }) => e.type === 'sign_in').detail).toMatchObject({ method: 'passkey' });
   });
 
-  it('refuses a spent challenge, another origin, a forged signature and an unknown passkey, each without a hint', async () => {
+  it('refuses a spent challenge, another origin, no user verification, another attestation, another user handle, a forged signature and an unknown passkey, each without a hint', async () => {
     const user = await t.signUp();
     const token = user.tokens.access_token;
     const { authenticator, challenge_id, creation } = await addPasskey(token);
@@ -72,11 +72,21 @@ describe(`passkeys (${dialect})`, () => {
     const again = await post('/v1/users/me/passkeys', token, { challenge_id, credential: new SoftAuthenticator(ORIGIN).create(creation) });
     expect(again.json().errors[0]).toMatchObject({ field: '/challenge_id', code: 'invalid_value' });
     // A page on another origin asking the authenticator.
-    const fresh = (await post('/v1/users/me/passkeys/options', token)).json();
+    const fresh = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
     const phished = await post('/v1/users/me/passkeys', token, { challenge_id: fresh.challenge_id, credential: new SoftAuthenticator(ORIGIN).create(fresh.options, { origin: 'https://evil.example' }) });
     expect(phished.json().errors[0]).toMatchObject({ field: '/credential', code: 'invalid_credential' });
 
+    // Without user verification (possession alone), or with another attestation format, or without the password.
+    for (const override of [{ unverified: true }, { fmt: 'packed' }]) {
+      const started = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
+      const answer = await post('/v1/users/me/passkeys', token, { challenge_id: started.challenge_id, credential: new SoftAuthenticator(ORIGIN).create(started.options, override) });
+      expect(answer.json().errors[0], JSON.stringify(override)).toMatchObject({ field: '/credential', code: 'invalid_credential' });
+    }
+    expect((await post('/v1/users/me/passkeys/options', token, { password: 'not-the-password' })).json().errors[0]).toMatchObject({ field: '/password', code: 'incorrect_password' });
+
     for (const refused of [
+      await passkeyLogin(authenticator, { unverified: true }),
+      await passkeyLogin(authenticator, { userHandle: Buffer.from('usr_someone_else').toString('base64url') }),
       await passkeyLogin(authenticator, { origin: 'https://evil.example' }),
       await passkeyLogin(authenticator, { signWith: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey }),
       await passkeyLogin(new SoftAuthenticator(ORIGIN)),
@@ -120,9 +130,9 @@ describe(`passkeys (${dialect})`, () => {
     const user = await t.signUp();
     const token = user.tokens.access_token;
     for (let i = 0; i < MAX_PASSKEYS - 1; i++) expect((await addPasskey(token, new SoftAuthenticator(ORIGIN), `Key ${i}`)).added.statusCode).toBe(201);
-    const started = (await post('/v1/users/me/passkeys/options', token)).json();
+    const started = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
     expect((await addPasskey(token)).added.statusCode).toBe(201);
-    expect((await post('/v1/users/me/passkeys/options', token)).json().code).toBe('limit_reached');
+    expect((await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json().code).toBe('limit_reached');
     const late = await post('/v1/users/me/passkeys', token, { challenge_id: started.challenge_id, credential: new SoftAuthenticator(ORIGIN).create(started.options) });
     expect(late.statusCode).toBe(422);
   });
@@ -134,9 +144,9 @@ describe(`passkeys (${dialect})`, () => {
     const code = (OTPAuth.URI.parse(enrol.otpauth_url) as OTPAuth.TOTP).generate({ timestamp: t.clock.now() });
     expect((await post('/v1/users/me/mfa/totp/confirm', token, { code })).statusCode).toBe(200);
     // The confirming session proved its factor just now.
-    expect((await post('/v1/users/me/passkeys/options', token)).statusCode).toBe(200);
+    expect((await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).statusCode).toBe(200);
     t.clock.advance(601_000);
-    const refused = await post('/v1/users/me/passkeys/options', token);
+    const refused = await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD });
     expect(refused.json().code).toBe('mfa_required');
   });
 });

@@ -17,10 +17,12 @@ type Passkey = Awaited<ReturnType<typeof gatehouse.me.passkeys.list>>['data'][nu
 export function PasskeysCard() {
   const passkeys = useResource(() => gatehouse.me.passkeys.list());
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const add = useAction(async () => {
     setNotice(null);
-    const { challenge_id, options } = await gatehouse.me.passkeys.registrationOptions();
+    const { challenge_id, options } = await gatehouse.me.passkeys.registrationOptions({ password });
+    setPassword('');
     let credential;
     try {
       credential = await createPasskey(options);
@@ -79,6 +81,7 @@ export function PasskeysCard() {
             }}
           >
             <Field label="Passkey name" name="passkey_name" maxLength={100} value={name} onValue={setName} hint="Where it lives, e.g. “MacBook” or “YubiKey”." />
+            <Field label="Your password" name="passkey_password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={add.error?.fields.password} />
             <div class="actions">
               <SubmitButton busy={add.busy} busyLabel="Waiting for your device…">
                 Add a passkey

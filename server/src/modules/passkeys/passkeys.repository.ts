@@ -24,7 +24,7 @@ export function createPasskeysRepository(db: Kysely<Database>) {
       return Number(used.numUpdatedRows) === 1;
     },
 
-    /** A new challenge; this account's (or, for logins, everyone's) spent and expired ones go. */
+    /** A new challenge; every expired one goes (spent ones stay until they expire). */
     insertChallenge: async (row: Omit<Insertable<WebauthnChallengesTable>, 'used_at'>): Promise<void> => {
       await db.deleteFrom('webauthn_challenges').where('expires_at', '<=', row.created_at as string).execute();
       await db.insertInto('webauthn_challenges').values({ ...row, used_at: null }).execute();

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { clientOf } from '../../core/client-info.js';
 import { requireAccount, requireAuth } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
-import { AddPasskeyBody, CeremonyOptions, PasskeyLoginBody, RenamePasskeyBody } from './passkeys.schemas.js';
+import { AddPasskeyBody, CeremonyOptions, PasskeyLoginBody, PasskeyOptionsBody, RenamePasskeyBody } from './passkeys.schemas.js';
 import type { PasskeysService } from './passkeys.service.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -19,9 +19,10 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
     config: { ...config, stepUp: true },
     schema: {
       tags, operationId: 'passkeyRegistrationOptions', summary: 'Start adding a passkey: options for navigator.credentials.create()',
-      response: { 200: CeremonyOptions, ...problemResponses([422]) },
+      description: 'Needs the password, and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.',
+      body: PasskeyOptionsBody, response: { 200: CeremonyOptions, ...problemResponses([400, 413, 415, 422, 429]) },
     },
-  }, async (request) => passkeys.registrationOptions(requireAccount(request)));
+  }, async (request) => passkeys.registrationOptions(requireAccount(request), request.body.password));
 
   app.post('/users/me/passkeys', {
     config: { ...config, locationHeader: true },

@@ -10,9 +10,10 @@ const B64 = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern
  * members WebAuthn defines are checked here; the authenticator's own fields inside `response` and
  * `clientExtensionResults` may grow with the standard, so unknown members there are accepted.
  */
+// A credential id is at most 1023 bytes (WebAuthn): 1364 base64url characters.
 const CredentialBase = {
-  id: B64(1400),
-  rawId: B64(1400),
+  id: B64(1364),
+  rawId: B64(1364),
   type: Type.Literal('public-key'),
   clientExtensionResults: Type.Object({}, { additionalProperties: true }),
   authenticatorAttachment: Type.Optional(Type.String({ maxLength: 20 })),
@@ -59,6 +60,11 @@ export const PasskeyLoginBody = Type.Object({ challenge_id: ChallengeId, credent
 export type PasskeyLoginBody = Static<typeof PasskeyLoginBody>;
 
 export const RenamePasskeyBody = Type.Object({ name: NameField }, { additionalProperties: false });
+
+export const PasskeyOptionsBody = Type.Object(
+  { password: Type.String({ minLength: 1, maxLength: 1024, description: 'The current password: a stolen access token alone cannot add a passkey' }) },
+  { additionalProperties: false },
+);
 
 export const CeremonyOptions = Type.Object(
   {

@@ -2,6 +2,7 @@ import {
   generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type AuthenticatorTransportFuture, type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { decodeAttestationObject } from '@simplewebauthn/server/helpers';
 import type { ClientInfo } from '../../core/client-info.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -9,21 +10,24 @@ import { cleanName } from '../../core/names.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { recordEvent } from '../events/event-outbox.js';
-import type { EventType } from '../events/event-types.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import type { UserRow, UsersRepository } from '../users/users.repository.js';
-import type { PasskeyRow, PasskeysRepository } from './passkeys.repository.js';
+import { createPasskeysRepository, type PasskeyRow, type PasskeysRepository } from './passkeys.repository.js';
 
 /** How long a ceremony (options → the authenticator → verify) may take. */
 export const CEREMONY_TTL_S = 300;
 /** Passkeys per account: enough for every device a person owns; a bound on what one token can add. */
 export const MAX_PASSKEYS = 20;
 const CHALLENGE_PREFIX = 'gthw_';
+const TRANSPORTS = new Set<string>(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+const tooMany = () => new AppError('limit_reached', `An account holds at most ${MAX_PASSKEYS} passkeys; remove one first.`);
 
 export interface PasskeysServiceDeps {
   repo: PasskeysRepository;
+  /** The current password, confirming a change (users service: throttled, a field error when wrong). */
+  confirmPassword: (userId: string, password: string, field: string) => Promise<void>;
   users: Pick<UsersRepository, 'findById'>;
   sessions: SessionsService;
   securityLog: SecurityLog;
@@ -36,7 +40,7 @@ export interface PasskeysServiceDeps {
 export function presentPasskey(row: PasskeyRow) {
   return {
     id: row.id, name: row.name, device_type: row.device_type, backed_up: row.backed_up === 1,
-    transports: row.transports ? row.transports.split(' ') : [], created_at: row.created_at, last_used_at: row.last_used_at,
+    transports: transportsOf(row), created_at: row.created_at, last_used_at: row.last_used_at,
   };
 }
 
@@ -61,24 +65,26 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
     return (await repo.takeChallenge(sha256Hex(token), purpose, userId, now()))?.challenge;
   }
 
-  async function publish(userId: string, type: EventType, data: Record<string, unknown>): Promise<void> {
-    const { deliveries } = await repo.db.transaction().execute((trx) => recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } }));
-    if (deliveries) deps.onEvent?.();
-  }
 
   return {
     list: async (userId: string) => (await repo.listForUser(userId)).map(presentPasskey),
 
-    /** Step one of adding a passkey: options for `navigator.credentials.create()`. */
-    async registrationOptions(user: UserRow) {
+    /**
+     * Step one of adding a passkey: options for `navigator.credentials.create()`. Needs the
+     * password: a passkey signs in by itself, so a stolen access token must not add the thief's.
+     */
+    async registrationOptions(user: UserRow, password: string) {
       const existing = await repo.listForUser(user.id);
-      if (existing.length >= MAX_PASSKEYS) throw new AppError('limit_reached', `An account holds at most ${MAX_PASSKEYS} passkeys; remove one first.`);
+      if (existing.length >= MAX_PASSKEYS) throw tooMany();
+      await deps.confirmPassword(user.id, password, '/password');
       const options = await generateRegistrationOptions({
         rpName: webauthn.rpName, rpID: webauthn.rpId, userName: user.email, userDisplayName: user.name,
         userID: new TextEncoder().encode(user.id), attestationType: 'none',
         // Each authenticator once; a discoverable credential, so login needs no email first.
         excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p) })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+        // User verification (the device's PIN, fingerprint or face) is required: a passkey login
+        // stands in for password and second factor together, so possession alone is not enough.
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       });
       return { challenge_id: await newChallenge('register', user.id, options.challenge), options };
     },
@@ -88,28 +94,38 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       const name = cleanName(input.name ?? 'Passkey'); // before the challenge is spent on a bad name
       const expectedChallenge = await takeChallenge(input.challenge_id, 'register', user.id);
       if (!expectedChallenge) throw fieldError('/challenge_id', 'invalid_value', 'The challenge is unknown, used or expired: ask for new options.');
+      // The library's own words may quote the expected challenge, our origins or certificates: not for clients.
+      const refused = () => fieldError('/credential', 'invalid_credential', "The authenticator's answer was not accepted: try again, from this site.");
+      // Only `none` attestation (what the options ask for, and what browsers send then): checking a
+      // certificate chain would make this server fetch revocation lists named by the client's certificates.
+      if (attestationFormat(input.credential) !== 'none') throw refused();
       let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
-        verification = await verifyRegistrationResponse({ response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: false });
-      } catch (error) {
-        throw fieldError('/credential', 'invalid_credential', `The authenticator's answer was not accepted: ${(error as Error).message}`);
+        verification = await verifyRegistrationResponse({ response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: true });
+      } catch {
+        throw refused();
       }
-      if (!verification.verified || !verification.registrationInfo) throw fieldError('/credential', 'invalid_credential', "The authenticator's answer was not accepted.");
+      if (!verification.verified || !verification.registrationInfo) throw refused();
       const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo;
-      if ((await repo.countForUser(user.id)) >= MAX_PASSKEYS) throw new AppError('limit_reached', `An account holds at most ${MAX_PASSKEYS} passkeys; remove one first.`);
       const row: PasskeyRow = {
         id: newId('passkey'), user_id: user.id, credential_id: credential.id, public_key: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: credential.counter, transports: (credential.transports ?? input.credential.response.transports ?? []).join(' ').slice(0, 200),
+        counter: credential.counter, transports: (credential.transports ?? []).filter((t) => TRANSPORTS.has(t)).join(' '),
         device_type: credentialDeviceType, backed_up: credentialBackedUp ? 1 : 0,
         name, created_at: now(), last_used_at: null,
       };
-      try {
-        await repo.insert(row);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new AppError('conflict', 'This passkey is registered already.');
-        throw error;
-      }
-      await publish(user.id, 'user.passkey.added', { passkey_id: row.id, name: row.name });
+      // The passkey and its event together; the cap is checked again here (two ceremonies may have
+      // started under it; a third racing in between can still pass: the cap bounds, it is not exact).
+      const deliveries = await repo.db.transaction().execute(async (trx) => {
+        if ((await createPasskeysRepository(trx).countForUser(user.id)) >= MAX_PASSKEYS) throw tooMany();
+        try {
+          await createPasskeysRepository(trx).insert(row);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new AppError('conflict', 'This passkey is registered already.');
+          throw error;
+        }
+        return (await recordEvent(trx, clock, { userId: user.id, type: 'user.passkey.added', data: { user_id: user.id, passkey_id: row.id, name: row.name } })).deliveries;
+      });
+      if (deliveries) deps.onEvent?.();
       await deps.securityLog.record(user.id, 'passkey_added', client, { passkey_id: row.id, name: row.name });
       return presentPasskey(row);
     },
@@ -133,7 +149,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
 
     /** Step one of a passwordless login: options for `navigator.credentials.get()` (any of the user's passkeys). */
     async loginOptions() {
-      const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'preferred' });
+      const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'required' });
       return { challenge_id: await newChallenge('login', null, options.challenge), options };
     },
 
@@ -147,17 +163,22 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       if (!expectedChallenge) throw refused();
       const passkey = await repo.findByCredentialId(input.credential.id);
       if (!passkey) throw refused();
+      // The authenticator names the account the credential was made for: it must be the owner's.
+      const handle = input.credential.response.userHandle;
+      if (handle !== undefined && Buffer.from(handle, 'base64url').toString() !== passkey.user_id) throw refused();
       let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
       try {
         verification = await verifyAuthenticationResponse({
-          response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: false,
+          response: input.credential, expectedChallenge, expectedOrigin: webauthn.origins, expectedRPID: webauthn.rpId, requireUserVerification: true,
           credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: Number(passkey.counter), transports: transportsOf(passkey) },
         });
       } catch {
         throw refused();
       }
       if (!verification.verified) throw refused();
-      // A counter that did not move on (a cloned authenticator, or a race with another login) refuses.
+      // The library refuses a counter that went backwards (a cloned security key); synced passkeys
+      // keep theirs at 0, so for them replay is stopped by the one-time challenge alone. The
+      // conditional UPDATE keeps two logins of one key from both moving the stored counter.
       if (!(await repo.recordUse(passkey.id, passkey.counter, verification.authenticationInfo.newCounter, now()))) throw refused();
       const user = await deps.users.findById(passkey.user_id);
       if (!user) throw refused();
@@ -175,4 +196,13 @@ export type PasskeysService = ReturnType<typeof createPasskeysService>;
 
 function transportsOf(row: PasskeyRow): AuthenticatorTransportFuture[] {
   return (row.transports ? row.transports.split(' ') : []) as AuthenticatorTransportFuture[];
+}
+
+/** The `fmt` inside a registration's attestation object, or null when it cannot be read. */
+function attestationFormat(credential: RegistrationResponseJSON): string | null {
+  try {
+    return decodeAttestationObject(Buffer.from(credential.response.attestationObject, 'base64url')).get('fmt');
+  } catch {
+    return null;
+  }
 }

@@ -9,13 +9,13 @@ export function passkeysJourney(ctx: GetContext): void {
     it('adds a passkey, signs in with it alone, renames and removes it', async () => {
       const actor = await signUp(ctx().api, 'passkey');
       const authenticator = new SoftAuthenticator(PASSKEY_ORIGIN);
-      const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access }, 200);
+      const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access, json: { password: actor.password } }, 200);
       const credential = authenticator.create(options.body.options);
       const added = await actor.api.call('addPasskey', { token: actor.access, json: { challenge_id: options.body.challenge_id, credential, name: 'Laptop' } }, 201);
       expect(added.body.name).toBe('Laptop');
       // The challenge is spent; the same authenticator again is refused either way.
       await actor.api.call('addPasskey', { token: actor.access, json: { challenge_id: options.body.challenge_id, credential } }, 400);
-      const again = await actor.api.call('passkeyRegistrationOptions', { token: actor.access }, 200);
+      const again = await actor.api.call('passkeyRegistrationOptions', { token: actor.access, json: { password: actor.password } }, 200);
       expect(again.body.options.excludeCredentials).toHaveLength(1);
       await actor.api.call('addPasskey', { token: actor.access, json: { challenge_id: again.body.challenge_id, credential: authenticator.create(again.body.options) } }, 409);
       await actor.api.callInvalid('addPasskey', { token: actor.access, json: { challenge_id: 'x', credential: { id: 'x' } } }, 400);
@@ -39,7 +39,7 @@ export function passkeysJourney(ctx: GetContext): void {
       const admin = await c.admin();
       const actor = await signUp(c.api, 'passkey-disabled');
       const authenticator = new SoftAuthenticator(PASSKEY_ORIGIN);
-      const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access }, 200);
+      const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access, json: { password: actor.password } }, 200);
       await actor.api.call('addPasskey', { token: actor.access, json: { challenge_id: options.body.challenge_id, credential: authenticator.create(options.body.options) } }, 201);
       await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: actor.id }, json: { disabled: true } }, 200);
       const login = await actor.api.call('passkeyLoginOptions', {}, 200);
