@@ -157,22 +157,23 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const users = createUsersService({
       users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
     });
-    const mfa = createMfaService({
-      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword,
-      maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
-    });
-    const passkeys = createPasskeysService({
-      repo: createPasskeysRepository(database.db), confirmPassword: users.confirmPassword, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
-      requireEmailVerification: config.requireEmailVerification, onEvent: events.notify,
-    });
-    const login = createLoginService({
-      users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
-      maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
-    });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
       db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
+    });
+    const mfa = createMfaService({
+      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword,
+      maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
+      notify: accountEmail.notifySecurityChange,
+    });
+    const passkeys = createPasskeysService({
+      repo: createPasskeysRepository(database.db), confirmPassword: users.confirmPassword, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
+      requireEmailVerification: config.requireEmailVerification, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+    });
+    const login = createLoginService({
+      users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
+      maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.notify });

@@ -14,6 +14,10 @@ describe(`second factors (${dialect})`, () => {
   });
   afterAll(() => t.close());
 
+  /** Mails the log mailer wrote for `email`. */
+  const mailsTo = (email: string) => t.logs.map((line) => JSON.parse(line) as { mail?: { to: string; subject: string; text: string } })
+    .flatMap((entry) => (entry.mail && entry.mail.to === email ? [entry.mail] : []));
+
   const post = (url: string, token: string | undefined, payload?: Record<string, unknown>) =>
     t.request({ method: 'POST', url, headers: token ? bearer(token) : {}, ...(payload === undefined ? {} : { payload }) });
 
@@ -69,6 +73,9 @@ describe(`second factors (${dialect})`, () => {
 
     const ok = await post('/v1/users/me/mfa/totp/confirm', token, { code: totp.generate({ timestamp: t.clock.now() }) });
     expect(ok.statusCode).toBe(200);
+    // The owner is told by mail (the log mailer here: no SMTP_URL in tests).
+    await expect.poll(() => mailsTo(user.email).map((m) => m.text).join('\n')).toContain('Two-step verification (an authenticator app) was turned on');
+    expect(mailsTo(user.email).at(-1)?.subject).toBe('A change to how you sign in');
     const status = (await t.request({ method: 'GET', url: '/v1/users/me/mfa', headers: bearer(token) })).json();
     expect(status).toMatchObject({ totp: { status: 'enabled' }, recovery_codes_remaining: 10 });
     expect(Date.parse(status.step_up_expires_at)).toBe(t.clock.now() + 600_000);

@@ -116,6 +116,9 @@ describe(`passkeys (${dialect})`, () => {
     const { added, authenticator } = await addPasskey(token);
     const removed = await t.request({ method: 'DELETE', url: `/v1/users/me/passkeys/${added.json().id}`, headers: bearer(token) });
     expect(removed.statusCode).toBe(204);
+    // The owner hears of both changes by mail (the log mailer in tests).
+    await expect.poll(() => t.logs.filter((l) => l.includes(user.email) && l.includes('A change to how you sign in')).map((l) => JSON.parse(l).mail.text).join('\n'))
+      .toMatch(/A passkey \(“Laptop”\) was added[\s\S]*A passkey \(“Laptop”\) was removed/);
     expect((await passkeyLogin(authenticator)).statusCode).toBe(401);
     expect((await t.request({ method: 'DELETE', url: `/v1/users/me/passkeys/${added.json().id}`, headers: bearer(token) })).statusCode).toBe(404);
 

@@ -14,7 +14,7 @@ import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 import type { EmailTokens } from './email-tokens.js';
-import { passwordChangedMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
+import { passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
 const RESET_MAILS_PER_HOUR = 3;
@@ -128,6 +128,11 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     /** After a signed-in password change: tell the owner by mail too. */
     notifyPasswordChanged(user: { email: string; name: string }): void {
       sendLater(() => mailer.send(passwordChangedMail(user.email, user.name, isoTime(clock.now()))));
+    },
+
+    /** `change` is a sentence without its end: "Two-step verification was turned on". */
+    notifySecurityChange(user: { email: string; name: string }, change: string): void {
+      sendLater(() => mailer.send(securityChangeMail(user.email, user.name, change, isoTime(clock.now()))));
     },
   };
 }

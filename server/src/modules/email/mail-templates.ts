@@ -49,3 +49,9 @@ export function passwordChangedMail(to: string, name: string, when: string): Mai
   const lines = [`Hello ${name},`, `The password of your Gatehouse account was changed at ${when} and every session was signed out.`, 'If this was not you, reset your password now and contact support.'];
   return { to, subject: 'Your password was changed', text: lines.join('\n\n'), html: layout('Your password was changed', lines) };
 }
+
+/** A change to how the account signs in (a second factor, a passkey): the owner hears of it at once. */
+export function securityChangeMail(to: string, name: string, change: string, when: string): MailMessage {
+  const lines = [`Hello ${name},`, `${change} on your Gatehouse account at ${when}.`, 'If this was not you, reset your password now, review Settings → Security, and contact support.'];
+  return { to, subject: 'A change to how you sign in', text: lines.join('\n\n'), html: layout('A change to how you sign in', lines) };
+}

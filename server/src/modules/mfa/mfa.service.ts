@@ -44,6 +44,8 @@ export interface MfaServiceDeps {
   stepUpSeconds: number;
   totpIssuer: string;
   onEvent?: () => void;
+  /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
+  notify?: (user: { email: string; name: string }, change: string) => void;
 }
 
 export function createMfaService(deps: MfaServiceDeps) {
@@ -177,6 +179,7 @@ export function createMfaService(deps: MfaServiceDeps) {
       });
       await sessions.factorProved(user.id, sessionId);
       await deps.securityLog.record(user.id, 'mfa_enabled', client, { method: 'totp' });
+      deps.notify?.(user, 'Two-step verification (an authenticator app) was turned on');
       return { recovery_codes: codes };
     },
 
@@ -196,14 +199,16 @@ export function createMfaService(deps: MfaServiceDeps) {
           await deps.confirmPassword(user.id, confirmation.password, '/password');
         }
       }
-      const { deliveries } = await removeSecondFactor({ db: repo.db, clock, securityLog: deps.securityLog }, user.id, { client });
+      const { removed, deliveries } = await removeSecondFactor({ db: repo.db, clock, securityLog: deps.securityLog }, user.id, { client });
       if (deliveries) deps.onEvent?.();
+      if (removed === 'enabled') deps.notify?.(user, 'Two-step verification was turned off');
     },
 
     async regenerateRecoveryCodes(user: UserRow, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
       if (!(await enabledTotp(user.id))) throw new AppError('conflict', 'Recovery codes exist only while a second factor is on.');
       const codes = await publish(user.id, 'user.mfa.recovery_codes_regenerated', {}, (trx) => issueRecoveryCodes(trx, user.id));
       await deps.securityLog.record(user.id, 'recovery_codes_regenerated', client);
+      deps.notify?.(user, 'New recovery codes were made (the old ones no longer work)');
       return { recovery_codes: codes };
     },
 

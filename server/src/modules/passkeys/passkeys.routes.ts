@@ -59,7 +59,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
       response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses([404]) },
     },
   }, async (request, reply) => {
-    await passkeys.remove(requireAuth(request).userId, request.params.id, clientOf(request));
+    await passkeys.remove(requireAccount(request), request.params.id, clientOf(request));
     return reply.code(204).send(null);
   });
 

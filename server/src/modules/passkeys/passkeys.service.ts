@@ -35,6 +35,8 @@ export interface PasskeysServiceDeps {
   webauthn: { rpId: string; rpName: string; origins: string[] };
   requireEmailVerification: boolean;
   onEvent?: () => void;
+  /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
+  notify?: (user: { email: string; name: string }, change: string) => void;
 }
 
 export function presentPasskey(row: PasskeyRow) {
@@ -127,6 +129,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       });
       if (deliveries) deps.onEvent?.();
       await deps.securityLog.record(user.id, 'passkey_added', client, { passkey_id: row.id, name: row.name });
+      deps.notify?.(user, `A passkey (“${row.name}”) was added`);
       return presentPasskey(row);
     },
 
@@ -136,7 +139,8 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       return presentPasskey(row);
     },
 
-    async remove(userId: string, id: string, client: ClientInfo): Promise<void> {
+    async remove(user: UserRow, id: string, client: ClientInfo): Promise<void> {
+      const userId = user.id;
       const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
         const removed = await repo.remove(trx, userId, id);
         if (!removed) return { removed, deliveries: 0 };
@@ -145,6 +149,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       if (!removed) throw new AppError('not_found', 'No passkey with this id.');
       if (deliveries) deps.onEvent?.();
       await deps.securityLog.record(userId, 'passkey_removed', client, { passkey_id: id, name: removed.name });
+      deps.notify?.(user, `A passkey (“${removed.name}”) was removed`);
     },
 
     /** Step one of a passwordless login: options for `navigator.credentials.get()` (any of the user's passkeys). */
