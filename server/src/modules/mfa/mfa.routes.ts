@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { clientOf } from '../../core/client-info.js';
-import { AppError } from '../../core/errors.js';
+import { fieldError } from '../../core/errors.js';
 import { requireAccount, requireAuth } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
 import { ConfirmTotpBody, DisableTotpBody, EnrolTotpBody, MfaVerifyBody, ProofBody, proofOf, RecoveryCodes, StepUp, TotpEnrolment } from './mfa.schemas.js';
@@ -55,7 +55,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
     const auth = requireAuth(request);
     const { password, ...codes } = request.body;
     if (password !== undefined && (codes.code !== undefined || codes.recovery_code !== undefined)) {
-      throw new AppError('validation_failed', 'Send a code or the password, not both.', { errors: [{ field: '/password', code: 'one_of', message: 'Send a code or the password, not both.' }] });
+      throw fieldError('/password', 'one_of', 'Send a code or the password, not both.');
     }
     await mfa.disableTotp(requireAccount(request), auth.sessionId!, clientOf(request), password !== undefined ? { password } : { proof: proofOf(codes) });
     return reply.code(204).send(null);

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { AppError } from '../../core/errors.js';
+import { fieldError } from '../../core/errors.js';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
 import type { FactorProof } from './mfa.service.js';
 
@@ -68,9 +68,9 @@ export const StepUp = Type.Object({ step_up_expires_at: Timestamp }, { additiona
 /** Exactly one of `code` and `recovery_code`. */
 export function proofOf(body: { code?: string; recovery_code?: string }): FactorProof {
   if (body.code !== undefined && body.recovery_code !== undefined) {
-    throw new AppError('validation_failed', 'Send code or recovery_code, not both.', { errors: [{ field: '/recovery_code', code: 'one_of', message: 'Send code or recovery_code, not both.' }] });
+    throw fieldError('/recovery_code', 'one_of', 'Send code or recovery_code, not both.');
   }
   if (body.code !== undefined) return { code: body.code };
   if (body.recovery_code !== undefined) return { recovery_code: body.recovery_code };
-  throw new AppError('validation_failed', 'Send code (from the authenticator app) or recovery_code.', { errors: [{ field: '/code', code: 'required', message: 'Send code (from the authenticator app) or recovery_code.' }] });
+  throw fieldError('/code', 'required', 'Send code (from the authenticator app) or recovery_code.');
 }
