@@ -70,7 +70,7 @@ export function createGatehouse(options: GatehouseOptions) {
   const call = createCall({ http, sessions, apiKey: options.apiKey, timeoutMs, retry });
 
   return {
-    auth: authResource(call, sessions, timeoutMs),
+    auth: authResource(call, sessions, timeoutMs, http.baseUrl),
     me: accountResource(call, sessions),
     sessions: sessionsResource(call),
     apiKeys: apiKeysResource(call),

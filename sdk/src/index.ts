@@ -9,5 +9,7 @@ export type { FetchLike } from './http.js';
 export type { components, OperationId, operations, Page, paths, QueryParams, RequestBody, Schemas, Success } from './operations.js';
 export type * from './models.js';
 export { collect, paginate } from './pagination.js';
+export { createPkcePair, pkceChallenge, type PkcePair, type RandomBytes } from './pkce.js';
+export { providerCallbackOf, type ProviderSignInOptions, type ProviderSignInStart } from './provider-sign-in.js';
 export { ROUTES, type Route } from './routes.js';
 export { memoryTokenStore, parseStoredSession, webStorageTokenStore, type StoredSession, type TokenStore, type WebStorageLike } from './token-store.js';

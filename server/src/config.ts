@@ -27,6 +27,23 @@ const INTS = {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+export const OidcProviderConfig = Type.Object({
+  /** In URLs (`/v1/auth/oidc/{id}/…`) and stored with each linked identity: never rename one in use. */
+  id: Type.String(),
+  /** Shown on sign-in buttons. */
+  name: Type.String(),
+  /** `oidc`: any OpenID Connect issuer (discovery, ID token); `github`: GitHub's OAuth 2 and its REST API. */
+  type: Type.Union([Type.Literal('oidc'), Type.Literal('github')]),
+  /** The OIDC issuer, or for GitHub its web base (https://github.com, or a GitHub Enterprise host). */
+  issuer: Type.String(),
+  clientId: Type.String(),
+  clientSecret: Type.String(),
+  scopes: Type.Array(Type.String()),
+  /** Extra authorization-request parameters (Apple: `response_mode: form_post`). */
+  authorizationParams: Type.Record(Type.String(), Type.String()),
+});
+export type OidcProviderConfig = Static<typeof OidcProviderConfig>;
+
 export const Config = Type.Object({
   port: Type.Integer(),
   host: Type.String(),
@@ -69,6 +86,8 @@ export const Config = Type.Object({
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
   webauthn: Type.Object({ rpId: Type.String(), rpName: Type.String(), origins: Type.Array(Type.String()) }),
+  /** Sign-in with OpenID Connect / OAuth 2 providers (OIDC_PROVIDERS; modules/identities). */
+  oidcProviders: Type.Array(OidcProviderConfig),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -232,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     webauthn: readWebauthn(env, publicUrl),
+    oidcProviders: readOidcProviders(env),
     logLevel,
     production,
   };
@@ -263,4 +283,64 @@ function readWebauthn(env: Env, publicUrl: string): Config['webauthn'] {
   const rpName = env.WEBAUTHN_RP_NAME || env.TOTP_ISSUER || 'Gatehouse';
   if (rpName.length > 60) throw new ConfigError('WEBAUTHN_RP_NAME', 'must be at most 60 characters');
   return { rpId, rpName, origins: origins.length > 0 ? origins : [new URL(publicUrl).origin] };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const RESERVED_AUTHORIZATION_PARAMS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method']);
+
+/**
+ * OIDC_PROVIDERS: a JSON list of `{ id, issuer, client_id, client_secret, scopes?, name?, type?,
+ * authorization_params? }`. `type` is `oidc` (default) or `github` (OAuth 2; issuer defaults to
+ * https://github.com). Issuers must be https, except on a loopback host (a provider run locally).
+ */
+function readOidcProviders(env: Env): OidcProviderConfig[] {
+  const raw = env.OIDC_PROVIDERS;
+  if (!raw) return [];
+  const fail = (problem: string) => new ConfigError('OIDC_PROVIDERS', problem);
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw fail('must be a JSON list of { id, issuer, client_id, client_secret, scopes }');
+  }
+  if (!Array.isArray(list)) throw fail('must be a JSON list of { id, issuer, client_id, client_secret, scopes }');
+  const seen = new Set<string>();
+  return list.map((entry: Record<string, unknown>, i): OidcProviderConfig => {
+    if (typeof entry !== 'object' || entry === null) throw fail(`entry ${i} must be an object`);
+    const text = (key: string, max = 2048): string | undefined => {
+      const value = entry[key];
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value.length === 0 || value.length > max) throw fail(`entry ${i}: ${key} must be a non-empty string of at most ${max} characters`);
+      return value;
+    };
+    const id = text('id', 32);
+    if (!id || !/^[a-z0-9][a-z0-9-]*$/.test(id)) throw fail(`entry ${i}: id must be lower-case letters, digits and dashes (e.g. "google")`);
+    if (seen.has(id)) throw fail(`entry ${i}: id "${id}" is used twice`);
+    seen.add(id);
+    const type = text('type', 10) ?? 'oidc';
+    if (type !== 'oidc' && type !== 'github') throw fail(`entry ${i} (${id}): type must be "oidc" or "github"`);
+    const issuer = (text('issuer') ?? (type === 'github' ? 'https://github.com' : undefined))?.replace(/\/+$/, '');
+    if (!issuer) throw fail(`entry ${i} (${id}): issuer is required`);
+    let url: URL;
+    try {
+      url = new URL(issuer);
+    } catch {
+      throw fail(`entry ${i} (${id}): issuer is not a URL`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+      throw fail(`entry ${i} (${id}): issuer must use https (plain http only on a loopback host)`);
+    }
+    const clientId = text('client_id', 512);
+    const clientSecret = text('client_secret', 4096);
+    if (!clientId || !clientSecret) throw fail(`entry ${i} (${id}): client_id and client_secret are required`);
+    const scopes = entry.scopes ?? (type === 'github' ? ['read:user', 'user:email'] : ['openid', 'email', 'profile']);
+    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw fail(`entry ${i} (${id}): scopes must be a list of scope names`);
+    if (type === 'oidc' && !scopes.includes('openid')) throw fail(`entry ${i} (${id}): scopes must include "openid"`);
+    const params = entry.authorization_params ?? {};
+    if (typeof params !== 'object' || params === null || Array.isArray(params) || Object.entries(params).some(([k, v]) => typeof v !== 'string' || RESERVED_AUTHORIZATION_PARAMS.has(k))) {
+      throw fail(`entry ${i} (${id}): authorization_params must map names to strings, and may not set ${[...RESERVED_AUTHORIZATION_PARAMS].join(', ')}`);
+    }
+    const name = text('name', 60) ?? (type === 'github' ? 'GitHub' : id.charAt(0).toUpperCase() + id.slice(1));
+    return { id, name, type, issuer, clientId, clientSecret, scopes: scopes as string[], authorizationParams: params as Record<string, string> };
+  });
 }

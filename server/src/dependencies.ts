@@ -25,6 +25,10 @@ import { createApiKeysService, type ApiKeysService } from './modules/api-keys/ap
 import { createLoginService, type LoginService } from './modules/auth/login.service.js';
 import { createMfaRepository } from './modules/mfa/mfa.repository.js';
 import { createMfaService, type MfaService } from './modules/mfa/mfa.service.js';
+import { createIdentitiesRepository } from './modules/identities/identities.repository.js';
+import { createIdentitiesService, type IdentitiesService } from './modules/identities/identities.service.js';
+import { createProviderClients } from './modules/identities/provider-clients.js';
+import { redirectUriChecker } from './modules/identities/redirect-uris.js';
 import { createPasskeysRepository } from './modules/passkeys/passkeys.repository.js';
 import { createPasskeysService, type PasskeysService } from './modules/passkeys/passkeys.service.js';
 import { createPasswordHasher, type PasswordHasher } from './modules/auth/password-hasher.js';
@@ -58,6 +62,7 @@ export interface Dependencies {
   login: LoginService;
   mfa: MfaService;
   passkeys: PasskeysService;
+  identities: IdentitiesService;
   apiKeys: ApiKeysService;
   apiKeyVerifier: ApiKeyVerifierService;
   admin: AdminService;
@@ -155,7 +160,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.notify });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
-      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
+      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
@@ -163,13 +168,21 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
     });
     const mfa = createMfaService({
-      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword,
+      repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword, confirmOwner: users.confirmOwner,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
       notify: accountEmail.notifySecurityChange,
     });
+    const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({
-      repo: createPasskeysRepository(database.db), confirmPassword: users.confirmPassword, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
+      repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
       requireEmailVerification: config.requireEmailVerification, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+    });
+    const identities = createIdentitiesService({
+      repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
+      providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
+      isAllowedRedirect: redirectUriChecker(config), requireEmailVerification: config.requireEmailVerification, confirmOwner: users.confirmOwner,
+      countPasskeys: passkeysRepository.countForUser, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+      warn: (detail, message) => overrides.logger?.warn(detail, message),
     });
     const login = createLoginService({
       users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
@@ -188,7 +201,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, mfa, passkeys, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
+      users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database

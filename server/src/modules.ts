@@ -21,6 +21,8 @@ import { mfaRoutes } from './modules/mfa/mfa.routes.js';
 import { MfaStatus } from './modules/mfa/mfa.schemas.js';
 import { passkeysRoutes } from './modules/passkeys/passkeys.routes.js';
 import { Passkey } from './modules/passkeys/passkeys.schemas.js';
+import { identitiesRoutes } from './modules/identities/identities.routes.js';
+import { Identity, SignInProvider } from './modules/identities/identities.schemas.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
 import { openIdConfigurationRoute } from './modules/jwks/openid-configuration.routes.js';
 import { ALL_SCOPES } from './modules/tokens/scopes.js';
@@ -49,6 +51,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'users', schemas: [Me], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail }) },
   { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa }) },
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },
+  { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
   { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog }) },

@@ -2,6 +2,7 @@
 import type { Call, RequestOptions } from '../core.js';
 import type { QueryParams, RequestBody } from '../operations.js';
 import type { SessionManager } from '../session.js';
+import { identitiesResource } from './identities.js';
 import { mfaResource } from './mfa.js';
 import { passkeysResource } from './passkeys.js';
 
@@ -23,5 +24,7 @@ export function accountResource(call: Call, sessions: SessionManager) {
     mfa: mfaResource(call),
     /** Passkeys: add (a ceremony), list, rename, remove. */
     passkeys: passkeysResource(call),
+    /** Linked sign-in providers: list, link (a provider sign-in's code), unlink. */
+    identities: identitiesResource(call),
   };
 }

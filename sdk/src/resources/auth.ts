@@ -2,11 +2,12 @@
 import type { Call, RequestOptions } from '../core.js';
 import { isGatehouseError } from '../errors.js';
 import type { RequestBody, Success } from '../operations.js';
+import { startProviderSignIn, type ProviderSignInOptions, type ProviderSignInStart } from '../provider-sign-in.js';
 import type { SessionManager } from '../session.js';
 import { createDeadline } from '../signals.js';
 import type { StoredSession } from '../token-store.js';
 
-export function authResource(call: Call, sessions: SessionManager, defaultTimeoutMs: number) {
+export function authResource(call: Call, sessions: SessionManager, defaultTimeoutMs: number, baseUrl: string) {
   return {
     /** Creates an account (does not sign in: call login next). */
     register: (body: RequestBody<'register'>, options?: RequestOptions) => call('register', { body }, options),
@@ -35,6 +36,26 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     /** Step two: `{ challenge_id, credential: credential.toJSON() }`; stores the session. */
     async passkeyLogin(body: RequestBody<'passkeyLogin'>, options?: RequestOptions): Promise<Success<'passkeyLogin'>> {
       const tokens = await call('passkeyLogin', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
+    /** The sign-in providers configured on the server (`{ id, name, type }`), for buttons. */
+    providers: (options?: RequestOptions) => call('listSignInProviders', {}, options),
+
+    /**
+     * Step one of signing in with a provider: the URL to open in the browser and the PKCE verifier
+     * to keep until it comes back to `redirectUri` (see provider-sign-in.ts).
+     */
+    providerSignIn: (providerId: string, options: ProviderSignInOptions): Promise<ProviderSignInStart> => startProviderSignIn(baseUrl, providerId, options),
+
+    /**
+     * Step two: the code from the redirect URI (`providerCallbackOf(url)`) and the kept verifier;
+     * stores the session. On an account with a second factor it rejects with 403 `mfa_required`
+     * (then `mfaChallengeOf(error)` and verifyMfa()).
+     */
+    async completeProviderSignIn(input: { code: string; codeVerifier: string }, options?: RequestOptions): Promise<Success<'exchangeProviderCode'>> {
+      const tokens = await call('exchangeProviderCode', { body: { code: input.code, code_verifier: input.codeVerifier } }, options);
       await sessions.save(tokens);
       return tokens;
     },

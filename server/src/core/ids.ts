@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   refreshToken: 'rft',
   securityEvent: 'sev',
   passkey: 'psk',
+  identity: 'idn',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

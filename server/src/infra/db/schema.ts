@@ -233,6 +233,50 @@ export interface WebauthnChallengesTable {
   used_at: string | null;
 }
 
+/** An account's sign-in at an OpenID Connect / OAuth 2 provider: (provider, subject) is unique. */
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  /** The `id` of an OIDC_PROVIDERS entry. */
+  provider: string;
+  /** The provider's stable id for the person (`sub`). */
+  subject: string;
+  /** The address the provider last reported, for display. */
+  email: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A sign-in under way at a provider, found by the hash of its `state`; taken once. */
+export interface OidcFlowsTable {
+  state_hash: string;
+  provider: string;
+  nonce: string;
+  /** Gatehouse's own PKCE verifier towards the provider. */
+  provider_verifier: string;
+  /** Where the app wants the one-time code (checked against PUBLIC_URL, CORS_ORIGINS, APP_LINK_URL). */
+  redirect_uri: string;
+  /** The app's PKCE challenge (S256): only its verifier redeems the code. */
+  code_challenge: string;
+  /** The app's own `state`, handed back with the code. */
+  client_state: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** What the provider proved, waiting for the app to redeem it with its PKCE verifier; taken once. */
+export interface OidcCodesTable {
+  code_hash: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  email_verified: number;
+  name: string | null;
+  code_challenge: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -254,4 +298,7 @@ export interface Database {
   mfa_challenges: MfaChallengesTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  identities: IdentitiesTable;
+  oidc_flows: OidcFlowsTable;
+  oidc_codes: OidcCodesTable;
 }

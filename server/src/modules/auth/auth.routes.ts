@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
+import { acceptFormBodies, FORM } from '../../http/form-body.js';
 import { problemResponses } from '../../http/schemas.js';
 import { clientOf } from '../../core/client-info.js';
 import type { AccountEmailService } from '../email/account-email.service.js';
@@ -21,13 +22,9 @@ interface Deps {
   securityLog: SecurityLog;
 }
 
-const FORM = 'application/x-www-form-urlencoded';
-
 /** Login and refresh also take OAuth2-style form posts; the parser lives only in this scope. */
 const oauthFormRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { login, sessions }) => {
-  app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  acceptFormBodies(app);
   // With a schema per media type, Fastify validates only a body whose type matched one; a POST
   // with no body at all matched none and reached the handler as undefined (a 500, found by fuzzing).
   app.addHook('preValidation', async (request) => {

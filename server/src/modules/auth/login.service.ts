@@ -3,7 +3,7 @@ import { AppError, tooManyAttempts } from '../../core/errors.js';
 import type { AttemptBucket, AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
-import { normalizeEmail, type UsersRepository } from '../users/users.repository.js';
+import { hasPassword, normalizeEmail, type UsersRepository } from '../users/users.repository.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { PasswordHasher } from './password-hasher.js';
 
@@ -43,7 +43,8 @@ export function createLoginService(deps: LoginDeps) {
       // The attempt and the account lookup are independent round trips: run them together.
       const [taken, user] = await Promise.all([attempts.take(attempt), users.findByEmail(username)]);
       if (!taken.allowed) throw tooManyAttempts('Too many failed sign-in attempts; try again later.', taken.retryAfterSeconds);
-      const ok = user ? await hasher.verify(user.password_hash, password) : (await hasher.verifyDummy(password), false);
+      // An account without a password (made through a provider) costs the same hash as an unknown one.
+      const ok = user && hasPassword(user) ? await hasher.verify(user.password_hash, password) : (await hasher.verifyDummy(password), false);
       if (!user || !ok) {
         if (user) await deps.securityLog.record(user.id, 'sign_in_failed', client);
         throw new AppError('invalid_credentials', 'The email or password is not correct.');

@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'user.mfa.recovery_code_used',
   'user.passkey.added',
   'user.passkey.removed',
+  'user.identity.linked',
+  'user.identity.unlinked',
   'session.revoked',
   'security.refresh_token_reused',
   'webhook.test',

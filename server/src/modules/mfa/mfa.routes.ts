@@ -31,7 +31,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
       description: 'Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
       body: EnrolTotpBody, response: { 200: TotpEnrolment, ...problemResponses([400, 409, 413, 415, 429]) },
     },
-  }, async (request) => mfa.enrolTotp(requireAccount(request), request.body.password));
+  }, async (request) => mfa.enrolTotp(requireAccount(request), requireAuth(request).sessionId!, request.body.password));
 
   app.post('/users/me/mfa/totp/confirm', {
     config,

@@ -23,7 +23,7 @@ export type MfaVerifyBody = Static<typeof MfaVerifyBody>;
 export const ConfirmTotpBody = Type.Object({ code: Code }, { additionalProperties: false });
 
 export const EnrolTotpBody = Type.Object(
-  { password: Type.String({ minLength: 1, maxLength: 1024, description: 'The current password: a stolen access token alone cannot add an authenticator' }) },
+  { password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The current password (required when the account has one): a stolen access token alone cannot add an authenticator' })) },
   { additionalProperties: false },
 );
 

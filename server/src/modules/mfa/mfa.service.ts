@@ -40,6 +40,8 @@ export interface MfaServiceDeps {
   secret: string | undefined;
   /** The current password, confirming a change (users service: throttled, a field error when wrong). */
   confirmPassword: (userId: string, password: string, field: string) => Promise<void>;
+  /** The password, or on an account without one a recent sign-in (users service). */
+  confirmOwner: (userId: string, sessionId: string, password: string | undefined, field: string) => Promise<void>;
   maxFailures: number;
   stepUpSeconds: number;
   totpIssuer: string;
@@ -151,12 +153,12 @@ export function createMfaService(deps: MfaServiceDeps) {
 
     /**
      * Starts TOTP enrolment: a new secret to scan; it counts only once a first code confirms it.
-     * Needs the password: a stolen access token must not be able to put the thief's authenticator
-     * on the account (and lock the owner out at the next login).
+     * Needs the password (or, without one, a recent sign-in): a stolen access token must not be
+     * able to put the thief's authenticator on the account (and lock the owner out at the next login).
      */
-    async enrolTotp(user: UserRow, password: string) {
+    async enrolTotp(user: UserRow, sessionId: string, password: string | undefined) {
       if (await enabledTotp(user.id)) throw new AppError('conflict', 'TOTP is already on for this account; turn it off first to enrol a new authenticator.');
-      await deps.confirmPassword(user.id, password, '/password');
+      await deps.confirmOwner(user.id, sessionId, password, '/password');
       const secret = newTotpSecret();
       if (!(await repo.putPendingTotp(user.id, totpSecrets.seal(secret, deps.secret), now()))) {
         throw new AppError('conflict', 'TOTP is already on for this account; turn it off first to enrol a new authenticator.');
@@ -223,12 +225,16 @@ export function createMfaService(deps: MfaServiceDeps) {
 
     requireRecentFactor,
 
-    /** After a correct password on an account with a factor: the 403 that asks for it, with a one-time token. */
-    async challenge(userId: string): Promise<AppError> {
+    /**
+     * After a correct first step (the password, or a provider's sign-in: `amr`) on an account with
+     * a factor: the 403 that asks for it, with a one-time token.
+     */
+    async challenge(userId: string, amr: readonly string[] = ['pwd']): Promise<AppError> {
       const token = newOpaqueToken(MFA_TOKEN_PREFIX);
       const createdMs = clock.now();
-      await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, amr: 'pwd', created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000) });
-      return new AppError('mfa_required', 'The password was right; now enter a code from the authenticator app, or a recovery code.', {
+      await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, amr: amr.join(' '), created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000) });
+      const first = amr.includes('pwd') ? 'The password was right' : 'The sign-in was right';
+      return new AppError('mfa_required', `${first}; now enter a code from the authenticator app, or a recovery code.`, {
         mfa_token: token, methods: [...MFA_METHODS], expires_in: MFA_CHALLENGE_TTL_S,
       });
     },

@@ -22,7 +22,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
       description: 'Needs the password, and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.',
       body: PasskeyOptionsBody, response: { 200: CeremonyOptions, ...problemResponses([400, 413, 415, 422, 429]) },
     },
-  }, async (request) => passkeys.registrationOptions(requireAccount(request), request.body.password));
+  }, async (request) => passkeys.registrationOptions(requireAccount(request), requireAuth(request).sessionId!, request.body.password));
 
   app.post('/users/me/passkeys', {
     config: { ...config, locationHeader: true },

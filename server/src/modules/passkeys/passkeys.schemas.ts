@@ -62,7 +62,7 @@ export type PasskeyLoginBody = Static<typeof PasskeyLoginBody>;
 export const RenamePasskeyBody = Type.Object({ name: NameField }, { additionalProperties: false });
 
 export const PasskeyOptionsBody = Type.Object(
-  { password: Type.String({ minLength: 1, maxLength: 1024, description: 'The current password: a stolen access token alone cannot add a passkey' }) },
+  { password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The current password (required when the account has one): a stolen access token alone cannot add a passkey' })) },
   { additionalProperties: false },
 );
 

@@ -26,8 +26,8 @@ const tooMany = () => new AppError('limit_reached', `An account holds at most ${
 
 export interface PasskeysServiceDeps {
   repo: PasskeysRepository;
-  /** The current password, confirming a change (users service: throttled, a field error when wrong). */
-  confirmPassword: (userId: string, password: string, field: string) => Promise<void>;
+  /** The password, or on an account without one a recent sign-in (users service: throttled, a field error when wrong). */
+  confirmOwner: (userId: string, sessionId: string, password: string | undefined, field: string) => Promise<void>;
   users: Pick<UsersRepository, 'findById'>;
   sessions: SessionsService;
   securityLog: SecurityLog;
@@ -73,12 +73,12 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
 
     /**
      * Step one of adding a passkey: options for `navigator.credentials.create()`. Needs the
-     * password: a passkey signs in by itself, so a stolen access token must not add the thief's.
+     * password (or, without one, a recent sign-in): a passkey signs in by itself, so a stolen access token must not add the thief's.
      */
-    async registrationOptions(user: UserRow, password: string) {
+    async registrationOptions(user: UserRow, sessionId: string, password: string | undefined) {
       const existing = await repo.listForUser(user.id);
       if (existing.length >= MAX_PASSKEYS) throw tooMany();
-      await deps.confirmPassword(user.id, password, '/password');
+      await deps.confirmOwner(user.id, sessionId, password, '/password');
       const options = await generateRegistrationOptions({
         rpName: webauthn.rpName, rpID: webauthn.rpId, userName: user.email, userDisplayName: user.name,
         userID: new TextEncoder().encode(user.id), attestationType: 'none',

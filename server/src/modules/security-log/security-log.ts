@@ -27,6 +27,8 @@ export const SECURITY_EVENT_TYPES = [
   'recovery_code_used',
   'passkey_added',
   'passkey_removed',
+  'identity_linked',
+  'identity_unlinked',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

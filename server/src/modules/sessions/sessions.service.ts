@@ -133,6 +133,12 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     },
 
     /** When a second factor was last proved in this live session of `userId` (null: never, or not theirs). */
+    /** When this live session of `userId` began (null: not theirs, or revoked). */
+    async startedAt(userId: string, sessionId: string): Promise<string | null> {
+      const row = await sessions.findById(sessionId);
+      return row && row.user_id === userId && row.revoked_at === null ? row.created_at : null;
+    },
+
     async factorProvedAt(userId: string, sessionId: string): Promise<string | null> {
       const row = await sessions.findById(sessionId);
       return row && row.user_id === userId && row.revoked_at === null ? row.factor_verified_at : null;

@@ -3,8 +3,21 @@ import type { Database, UsersTable } from '../../infra/db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
 
+/** The stored hash of an account that has no password (created through a provider): no password matches it. */
+export const NO_PASSWORD = '';
+export const hasPassword = (user: Pick<UserRow, 'password_hash'>): boolean => user.password_hash !== NO_PASSWORD;
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** A new account's row: the free tier, the user role, nothing held yet. */
+export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string }): UserRow {
+  return {
+    id: input.id, email: input.email, email_normalized: normalizeEmail(input.email), name: input.name, password_hash: input.passwordHash,
+    tier: 'free', role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, limit_per_minute: null, limit_per_day: null,
+    created_at: input.nowIso, updated_at: input.nowIso, agent_count: 0, chat_count: 0, api_key_count: 0, webhook_count: 0,
+  };
 }
 
 export function createUsersRepository(db: Kysely<Database>) {

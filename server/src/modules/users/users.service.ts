@@ -10,7 +10,7 @@ import type { AccountCache } from '../accounts/account-cache.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { recordEvent } from '../events/event-outbox.js';
-import { createUsersRepository, normalizeEmail, type UserRow, type UsersRepository } from './users.repository.js';
+import { createUsersRepository, hasPassword, newUserRow, type UserRow, type UsersRepository } from './users.repository.js';
 
 /** Wrong current passwords per account in this window, the same budget as failed logins. */
 const PASSWORD_CHECK_WINDOW_S = 15 * 60;
@@ -27,6 +27,8 @@ export interface UsersServiceDeps {
   apiKeys: ApiKeysService;
   accounts: AccountCache;
   hasher: PasswordHasher;
+  /** On an account without a password, how recent a sign-in must be to add a way in (confirmOwner). */
+  recentSignInSeconds: number;
   clock: Clock;
   onEvent?: () => void;
 }
@@ -52,6 +54,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   /** Taken before the hash is checked and given back when it matched (see attempt-limiter.ts). */
   async function checkPassword(user: UserRow, password: string, field: string): Promise<void> {
     const attempt = [{ key: `password-check-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: PASSWORD_CHECK_WINDOW_S }];
+    if (!hasPassword(user)) throw fieldError(field, 'no_password', 'This account has no password yet: set one with “Forgot password”, or use the sign-in method it has.');
     const taken = await deps.attempts.take(attempt);
     if (!taken.allowed) throw tooManyAttempts('Too many wrong passwords; try again later.', taken.retryAfterSeconds);
     if (!(await hasher.verify(user.password_hash, password))) throw fieldError(field, 'incorrect_password', 'The password is not correct.');
@@ -66,31 +69,30 @@ export function createUsersService(deps: UsersServiceDeps) {
       await checkPassword(await freshUser(userId), password, field);
     },
 
+    /**
+     * Confirms the owner before a new way into the account is added (an authenticator, a passkey,
+     * a provider): the password when the account has one; on one made through a provider (no
+     * password), a sign-in within the last `recentSignInSeconds`. Whoever holds only a stolen
+     * access token can do neither.
+     */
+    async confirmOwner(userId: string, sessionId: string, password: string | undefined, field: string): Promise<void> {
+      const user = await freshUser(userId);
+      if (hasPassword(user)) {
+        if (password === undefined) throw fieldError(field, 'required', 'Enter your password to confirm it is you.');
+        return checkPassword(user, password, field);
+      }
+      const startedAt = await deps.sessions.startedAt(userId, sessionId);
+      if (!startedAt || Date.parse(startedAt) < clock.now() - deps.recentSignInSeconds * 1000) {
+        throw new AppError('forbidden', 'Sign in again to confirm it is you, then retry within a few minutes.');
+      }
+    },
+
     async register(input: { email: string; password: string; name: string }): Promise<UserRow> {
       const name = cleanName(input.name);
       const email = input.email.trim();
       assertPasswordAcceptable(input.password, '/password', { email });
       if (await users.findByEmail(email)) throw new AppError('email_taken', 'An account with this email already exists.');
-      const now = isoTime(clock.now());
-      const row: UserRow = {
-        id: newId('user'),
-        email,
-        email_normalized: normalizeEmail(email),
-        name,
-        password_hash: await hasher.hash(input.password),
-        tier: 'free',
-        role: 'user',
-        email_verified: 0,
-        disabled: 0,
-        limit_per_minute: null,
-        limit_per_day: null,
-        created_at: now,
-        updated_at: now,
-        agent_count: 0,
-        chat_count: 0,
-        api_key_count: 0,
-        webhook_count: 0,
-      };
+      const row = newUserRow({ id: newId('user'), email, name, passwordHash: await hasher.hash(input.password), emailVerified: false, nowIso: isoTime(clock.now()) });
       try {
         await users.insert(row);
       } catch (error) {

@@ -7,6 +7,7 @@ import * as idempotencyLocation from './0006-idempotency-location.js';
 import * as countersAndIndexes from './0007-counters-and-indexes.js';
 import * as secondFactors from './0008-second-factors.js';
 import * as passkeys from './0009-passkeys.js';
+import * as identities from './0010-identities.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-counters-and-indexes': countersAndIndexes,
   '0008-second-factors': secondFactors,
   '0009-passkeys': passkeys,
+  '0010-identities': identities,
 };

@@ -1,0 +1,288 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as oidc from 'openid-client';
+import type { ClientInfo } from '../../core/client-info.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { NAME_MAX } from '../../core/names.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
+import type { Database } from '../../infra/db/schema.js';
+import type { Kysely } from 'kysely';
+import { recordEvent } from '../events/event-outbox.js';
+import type { MfaService } from '../mfa/mfa.service.js';
+import type { SecurityLog } from '../security-log/security-log.js';
+import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
+import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
+import { createUsersRepository, hasPassword, newUserRow, NO_PASSWORD, type UserRow, type UsersRepository } from '../users/users.repository.js';
+import { createIdentitiesRepository, type IdentitiesRepository, type IdentityRow, type OidcCodeRow } from './identities.repository.js';
+import type { ProviderClaims, ProviderClient } from './provider-clients.js';
+
+/** How long a person may take at the provider (login, consent) before the callback. */
+export const FLOW_TTL_S = 600;
+/** How long the app has to redeem the one-time code it was sent back with. */
+export const CODE_TTL_S = 120;
+const CODE_PREFIX = 'gthc_';
+const EMAIL_MAX = 320;
+
+export interface IdentitiesServiceDeps {
+  repo: IdentitiesRepository;
+  providers: Map<string, ProviderClient>;
+  users: Pick<UsersRepository, 'findById' | 'findByEmail'>;
+  sessions: SessionsService;
+  mfa: Pick<MfaService, 'isEnabled' | 'challenge'>;
+  securityLog: SecurityLog;
+  clock: Clock;
+  /** Where a finished sign-in may send its code (redirect-uris.ts). */
+  isAllowedRedirect: (uri: string) => boolean;
+  requireEmailVerification: boolean;
+  /** The password, or on an account without one a recent sign-in (users service: throttled, a field error when wrong). */
+  confirmOwner: (userId: string, sessionId: string, password: string | undefined, field: string) => Promise<void>;
+  countPasskeys: (userId: string) => Promise<number>;
+  onEvent?: () => void;
+  notify?: (user: { email: string; name: string }, change: string) => void;
+  /** Why a provider's answer was refused: for operators, never for the client. */
+  warn?: (detail: Record<string, unknown>, message: string) => void;
+}
+
+export function presentIdentity(row: IdentityRow, providers: Map<string, ProviderClient>) {
+  return {
+    id: row.id, provider: row.provider, provider_name: providers.get(row.provider)?.name ?? row.provider,
+    email: row.email, created_at: row.created_at, last_used_at: row.last_used_at,
+  };
+}
+
+/** S256 (RFC 7636): base64url(SHA-256(verifier)), compared in constant time. */
+function verifierMatches(verifier: string, challenge: string): boolean {
+  const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
+
+/** A provider's display name, made fit for an account (no control characters, at most NAME_MAX). */
+function accountName(claims: { name: string | null }, email: string): string {
+  const cleaned = [...(claims.name ?? '').replace(/[\p{Cc}\p{Cf}]/gu, '').trim()].slice(0, NAME_MAX).join('').trim();
+  return cleaned || email.split('@')[0]!.slice(0, NAME_MAX) || 'User';
+}
+
+function appendQuery(uri: string, params: Record<string, string | null>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/**
+ * Sign-in with OpenID Connect and OAuth 2 providers, for web and mobile alike:
+ * 1. `authorize`: the app's browser comes here with its redirect URI and PKCE challenge; Gatehouse
+ *    remembers them under a new `state` and sends the browser to the provider (its own PKCE,
+ *    `state` and `nonce`).
+ * 2. `callback`: the provider sends the browser back; Gatehouse redeems the provider's code and
+ *    verifies the answer, then sends the browser to the app's redirect URI with a one-time code.
+ * 3. `signIn` / `link`: the app redeems that code with its PKCE verifier, for tokens (or the
+ *    second-factor challenge) or to link the identity to the signed-in account.
+ * Whoever intercepts a code (another app on the same URL scheme, a log) lacks the verifier.
+ */
+export function createIdentitiesService(deps: IdentitiesServiceDeps) {
+  const { repo, providers, clock } = deps;
+  const now = () => isoTime(clock.now());
+
+  function provider(id: string): ProviderClient {
+    const client = providers.get(id);
+    if (!client) throw new AppError('not_found', `No sign-in provider "${id}" is configured here.`);
+    return client;
+  }
+
+  async function publish(trx: Kysely<Database>, userId: string, type: 'user.identity.linked' | 'user.identity.unlinked', row: IdentityRow): Promise<number> {
+    return (await recordEvent(trx, clock, { userId, type, data: { user_id: userId, identity_id: row.id, provider: row.provider } })).deliveries;
+  }
+
+  async function afterLink(user: UserRow, row: IdentityRow, client: ClientInfo, deliveries: number): Promise<void> {
+    if (deliveries) deps.onEvent?.();
+    await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
+    deps.notify?.(user, `Sign-in with ${provider(row.provider).name} was linked`);
+  }
+
+  function newIdentity(userId: string, code: OidcCodeRow): IdentityRow {
+    const nowIso = now();
+    return { id: newId('identity'), user_id: userId, provider: code.provider, subject: code.subject, email: code.email, created_at: nowIso, last_used_at: nowIso };
+  }
+
+  /** The code's row, once, if the verifier is the one its challenge was made from. */
+  async function redeemCode(input: { code: string; code_verifier: string }): Promise<OidcCodeRow> {
+    const invalid = new AppError('invalid_token', 'The sign-in code is not valid, was used already or has expired: sign in again.');
+    if (!input.code.startsWith(CODE_PREFIX) || input.code.length > 100) throw invalid;
+    // Taken before the verifier is checked: whoever holds a stolen code gets one guess, not many.
+    const row = await repo.takeCode(sha256Hex(input.code), now());
+    if (!row || !verifierMatches(input.code_verifier, row.code_challenge)) throw invalid;
+    return row;
+  }
+
+  /**
+   * The account a provider's sign-in stands for: the one the identity is linked to; else the
+   * account with that verified email (linked now); else a new account. Never by an unverified
+   * email on either side: that would hand an account to whoever registered the address first.
+   */
+  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<UserRow> {
+    const linked = await repo.find(code.provider, code.subject);
+    if (linked) {
+      await repo.recordUse(linked.id, code.email, now());
+      const user = await deps.users.findById(linked.user_id);
+      if (!user) throw new AppError('invalid_token', 'The account behind this sign-in no longer exists.');
+      return user;
+    }
+    const name = provider(code.provider).name;
+    if (!code.email || code.email_verified !== 1) {
+      throw new AppError('email_not_verified', `${name} did not confirm an email address for you: confirm one there, or sign up with a password.`);
+    }
+    const existing = await deps.users.findByEmail(code.email);
+    if (existing) {
+      if (existing.email_verified !== 1) {
+        throw new AppError('email_taken', `An account with this email exists but its address was never confirmed: sign in with its password (or reset it), then link ${name} in Settings → Security.`);
+      }
+      const row = newIdentity(existing.id, code);
+      const deliveries = await repo.db.transaction().execute(async (trx) => {
+        await createIdentitiesRepository(trx).insert(row);
+        return publish(trx, existing.id, 'user.identity.linked', row);
+      });
+      await afterLink(existing, row, client, deliveries);
+      return existing;
+    }
+    const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: true, nowIso: now() });
+    const row = newIdentity(user.id, code);
+    const deliveries = await repo.db.transaction().execute(async (trx) => {
+      await createUsersRepository(trx).insert(user);
+      await createIdentitiesRepository(trx).insert(row);
+      return publish(trx, user.id, 'user.identity.linked', row);
+    });
+    if (deliveries) deps.onEvent?.();
+    await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
+    return user;
+  }
+
+  return {
+    list: async (userId: string) => (await repo.listForUser(userId)).map((row) => presentIdentity(row, providers)),
+
+    providers: () => [...providers.values()].map((p) => ({ id: p.id, name: p.name, type: p.type })),
+
+    /** Step 1: remember the app's side, and the URL of the provider's sign-in page. */
+    async authorize(providerId: string, input: { redirect_uri: string; code_challenge: string; code_challenge_method: string; state?: string | undefined }): Promise<string> {
+      const client = provider(providerId);
+      if (!deps.isAllowedRedirect(input.redirect_uri)) {
+        throw fieldError('/redirect_uri', 'not_allowed', 'redirect_uri must be a page of this server, an origin in CORS_ORIGINS or under APP_LINK_URL.');
+      }
+      const checks = { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier() };
+      let url: URL;
+      try {
+        url = await client.authorizationUrl(checks);
+      } catch (error) {
+        deps.warn?.({ provider: providerId, err: error }, 'sign-in provider unreachable');
+        throw new AppError('service_unavailable', `${client.name} cannot be reached right now; try again in a minute.`, { headers: { 'Retry-After': '60' } });
+      }
+      const createdMs = clock.now();
+      await repo.insertFlow({
+        state_hash: sha256Hex(checks.state), provider: providerId, nonce: checks.nonce, provider_verifier: checks.verifier,
+        redirect_uri: input.redirect_uri, code_challenge: input.code_challenge, client_state: input.state ?? null,
+        created_at: isoTime(createdMs), expires_at: isoTime(createdMs + FLOW_TTL_S * 1000),
+      });
+      return url.toString();
+    },
+
+    /**
+     * Step 2: the provider's answer. Returns where to send the browser: the app's redirect URI with
+     * `code` (or `error`). An unknown, used or expired `state` has nowhere safe to go: 400.
+     */
+    async callback(providerId: string, params: URLSearchParams): Promise<string> {
+      const client = provider(providerId);
+      const state = params.get('state');
+      const flow = state && state.length <= 200 ? await repo.takeFlow(sha256Hex(state), now()) : undefined;
+      if (!flow || flow.provider !== providerId) {
+        throw new AppError('invalid_request', 'This sign-in is unknown, was finished already or has expired: start it again from the app.');
+      }
+      const back = (query: Record<string, string | null>) => appendQuery(flow.redirect_uri, { ...query, state: flow.client_state });
+      if (params.get('error')) {
+        const denied = params.get('error') === 'access_denied';
+        return back({ error: denied ? 'access_denied' : 'provider_error', error_description: denied ? `The sign-in at ${client.name} was cancelled.` : `${client.name} could not sign you in.` });
+      }
+      let claims: ProviderClaims;
+      try {
+        claims = await client.redeem(params, { state: state!, nonce: flow.nonce, verifier: flow.provider_verifier });
+      } catch (error) {
+        deps.warn?.({ provider: providerId, err: error }, 'sign-in provider answer refused');
+        return back({ error: 'provider_error', error_description: `The answer from ${client.name} could not be verified: try again.` });
+      }
+      const code = newOpaqueToken(CODE_PREFIX);
+      const createdMs = clock.now();
+      const email = claims.email && claims.email.length <= EMAIL_MAX && claims.email.includes('@') ? claims.email.trim() : null;
+      await repo.insertCode({
+        code_hash: sha256Hex(code), provider: providerId, subject: claims.subject.slice(0, 255), email, email_verified: email && claims.emailVerified ? 1 : 0,
+        name: claims.name ? claims.name.slice(0, 200) : null, code_challenge: flow.code_challenge,
+        created_at: isoTime(createdMs), expires_at: isoTime(createdMs + CODE_TTL_S * 1000),
+      });
+      return back({ code });
+    },
+
+    /** Step 3 (signing in): the code and the app's verifier → tokens, or the second-factor challenge. */
+    async signIn(input: { code: string; code_verifier: string }, client: ClientInfo): Promise<TokenResponse> {
+      const code = await redeemCode(input);
+      let user: UserRow;
+      try {
+        user = await accountFor(code, client);
+      } catch (error) {
+        // Two first sign-ins of one person raced: the other made the account; this one uses it.
+        if (!isUniqueViolation(error)) throw error;
+        user = await accountFor(code, client);
+      }
+      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+      if (deps.requireEmailVerification && !user.email_verified) throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
+      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc']);
+      const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
+      await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });
+      return tokens;
+    },
+
+    /**
+     * Step 3 (from settings): link the provider's identity to the signed-in account. Needs the
+     * password (or, on an account without one, a sign-in within the last minutes): a stolen
+     * access token must not add its thief's way in.
+     */
+    async link(user: UserRow, sessionId: string, input: { code: string; code_verifier: string; password?: string | undefined }, client: ClientInfo) {
+      await deps.confirmOwner(user.id, sessionId, input.password, '/password');
+      const code = await redeemCode(input);
+      const name = provider(code.provider).name;
+      const existing = await repo.find(code.provider, code.subject);
+      if (existing) {
+        throw new AppError('conflict', existing.user_id === user.id ? `This ${name} account is linked already.` : `This ${name} account is linked to another Gatehouse account.`);
+      }
+      const row = newIdentity(user.id, code);
+      const deliveries = await repo.db.transaction().execute(async (trx) => {
+        try {
+          await createIdentitiesRepository(trx).insert(row);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new AppError('conflict', `This ${name} account is linked already.`);
+          throw error;
+        }
+        return publish(trx, user.id, 'user.identity.linked', row);
+      });
+      await afterLink(user, row, client, deliveries);
+      return presentIdentity(row, providers);
+    },
+
+    /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */
+    async unlink(user: UserRow, id: string, client: ClientInfo): Promise<void> {
+      const mine = await repo.listForUser(user.id);
+      const target = mine.find((row) => row.id === id);
+      if (!target) throw new AppError('not_found', 'No linked sign-in with this id.');
+      if (!hasPassword(user) && mine.length === 1 && (await deps.countPasskeys(user.id)) === 0) {
+        throw new AppError('conflict', 'This is the only way into the account: set a password or add a passkey first.');
+      }
+      const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
+        const removed = await createIdentitiesRepository(trx).remove(user.id, id);
+        return { removed, deliveries: removed ? await publish(trx, user.id, 'user.identity.unlinked', removed) : 0 };
+      });
+      if (!removed) throw new AppError('not_found', 'No linked sign-in with this id.');
+      if (deliveries) deps.onEvent?.();
+      await deps.securityLog.record(user.id, 'identity_unlinked', client, { identity_id: id, provider: removed.provider });
+      deps.notify?.(user, `Sign-in with ${providers.get(removed.provider)?.name ?? removed.provider} was unlinked`);
+    },
+  };
+}
+export type IdentitiesService = ReturnType<typeof createIdentitiesService>;

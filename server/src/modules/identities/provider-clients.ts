@@ -1,0 +1,153 @@
+import * as oidc from 'openid-client';
+import type { OidcProviderConfig } from '../../config.js';
+
+/** What a provider proved about the person who signed in there. */
+export interface ProviderClaims {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+}
+
+/** The secrets of one sign-in at a provider, kept by Gatehouse between the redirect and the callback. */
+export interface ProviderChecks {
+  state: string;
+  nonce: string;
+  verifier: string;
+}
+
+export interface ProviderClient {
+  readonly id: string;
+  readonly name: string;
+  readonly type: OidcProviderConfig['type'];
+  /** The provider's authorization URL for a new sign-in (discovers the issuer on first use). */
+  authorizationUrl(checks: ProviderChecks): Promise<URL>;
+  /**
+   * The provider's answer at the callback (`code`, `state`, `iss`…): redeems the code with
+   * Gatehouse's PKCE verifier and, for OIDC, verifies the ID token (signature, issuer, audience,
+   * expiry, nonce). Throws on anything it cannot verify.
+   */
+  redeem(callbackParams: URLSearchParams, checks: ProviderChecks): Promise<ProviderClaims>;
+}
+
+/** Seconds a call to a provider may take (discovery, token, userinfo, GitHub's API). */
+const PROVIDER_TIMEOUT_S = 10;
+const isLoopbackHttp = (url: string) => new URL(url).protocol === 'http:';
+
+/**
+ * One client per configured provider, on openid-client: discovery (cached; tried again after a
+ * failure), authorization code with PKCE, `state` and `nonce`. GitHub speaks OAuth 2 without ID
+ * tokens: its person and verified email come from its REST API.
+ */
+export function createProviderClients(providers: OidcProviderConfig[], callbackUrl: (providerId: string) => string): Map<string, ProviderClient> {
+  return new Map(providers.map((p) => [p.id, p.type === 'github' ? githubClient(p, callbackUrl(p.id)) : oidcClient(p, callbackUrl(p.id))]));
+}
+
+function authorizationParameters(p: OidcProviderConfig, redirectUri: string, checks: ProviderChecks, challenge: string): Record<string, string> {
+  return {
+    ...p.authorizationParams, redirect_uri: redirectUri, scope: p.scopes.join(' '), state: checks.state,
+    code_challenge: challenge, code_challenge_method: 'S256',
+  };
+}
+
+/** The callback's own parameters, on the URL the provider was told to return to. */
+function callbackUrlWith(redirectUri: string, params: URLSearchParams): URL {
+  const url = new URL(redirectUri);
+  for (const name of ['code', 'state', 'iss', 'error', 'error_description']) {
+    const value = params.get(name);
+    if (value !== null) url.searchParams.set(name, value);
+  }
+  return url;
+}
+
+function lazyConfiguration(load: () => Promise<oidc.Configuration>): () => Promise<oidc.Configuration> {
+  let pending: Promise<oidc.Configuration> | undefined;
+  return () => {
+    pending ??= load().then((config) => {
+      config.timeout = PROVIDER_TIMEOUT_S;
+      return config;
+    }, (error) => {
+      pending = undefined; // the issuer was down: the next sign-in tries again
+      throw error;
+    });
+    return pending;
+  };
+}
+
+function oidcClient(p: OidcProviderConfig, redirectUri: string): ProviderClient {
+  const configuration = lazyConfiguration(() => oidc.discovery(new URL(p.issuer), p.clientId, undefined, oidc.ClientSecretPost(p.clientSecret), {
+    execute: isLoopbackHttp(p.issuer) ? [oidc.allowInsecureRequests] : [], timeout: PROVIDER_TIMEOUT_S,
+  }));
+  return {
+    id: p.id, name: p.name, type: p.type,
+    async authorizationUrl(checks) {
+      const challenge = await oidc.calculatePKCECodeChallenge(checks.verifier);
+      return oidc.buildAuthorizationUrl(await configuration(), { ...authorizationParameters(p, redirectUri, checks, challenge), nonce: checks.nonce });
+    },
+    async redeem(params, checks) {
+      const config = await configuration();
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrlWith(redirectUri, params), {
+        pkceCodeVerifier: checks.verifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+      });
+      const idToken = tokens.claims()!;
+      let claims: Record<string, unknown> = idToken;
+      // Some issuers put the email only in the userinfo answer.
+      if (typeof idToken.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
+        claims = { ...(await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub)), ...idToken };
+      }
+      return {
+        subject: idToken.sub,
+        email: typeof claims.email === 'string' ? claims.email : null,
+        // Apple sends "true" as a string.
+        emailVerified: claims.email_verified === true || claims.email_verified === 'true',
+        name: typeof claims.name === 'string' ? claims.name : null,
+      };
+    },
+  };
+}
+
+/** GitHub's web base → its REST API (github.com's lives on its own host; Enterprise's under /api/v3). */
+function githubApiBase(issuer: string): string {
+  return new URL(issuer).hostname === 'github.com' ? 'https://api.github.com' : `${issuer}/api/v3`;
+}
+
+function githubClient(p: OidcProviderConfig, redirectUri: string): ProviderClient {
+  const server: oidc.ServerMetadata = { issuer: p.issuer, authorization_endpoint: `${p.issuer}/login/oauth/authorize`, token_endpoint: `${p.issuer}/login/oauth/access_token` };
+  const configuration = lazyConfiguration(async () => {
+    const config = new oidc.Configuration(server, p.clientId, undefined, oidc.ClientSecretPost(p.clientSecret));
+    if (isLoopbackHttp(p.issuer)) oidc.allowInsecureRequests(config);
+    return config;
+  });
+  const api = githubApiBase(p.issuer);
+  const get = async (path: string, token: string): Promise<unknown> => {
+    const response = await fetch(`${api}${path}`, {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/vnd.github+json', 'User-Agent': 'Gatehouse' },
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_S * 1000),
+    });
+    if (!response.ok) throw new Error(`GitHub ${path} answered ${response.status}`);
+    return response.json();
+  };
+  return {
+    id: p.id, name: p.name, type: p.type,
+    async authorizationUrl(checks) {
+      const challenge = await oidc.calculatePKCECodeChallenge(checks.verifier);
+      return oidc.buildAuthorizationUrl(await configuration(), authorizationParameters(p, redirectUri, checks, challenge));
+    },
+    async redeem(params, checks) {
+      const tokens = await oidc.authorizationCodeGrant(await configuration(), callbackUrlWith(redirectUri, params), {
+        pkceCodeVerifier: checks.verifier, expectedState: checks.state, idTokenExpected: false,
+      });
+      const user = await get('/user', tokens.access_token) as { id?: unknown; name?: unknown; login?: unknown };
+      if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new Error('GitHub /user has no id');
+      // The primary address, and only if GitHub has verified it.
+      const emails = await get('/user/emails', tokens.access_token) as Array<{ email?: unknown; primary?: unknown; verified?: unknown }>;
+      const primary = Array.isArray(emails) ? emails.find((e) => e.primary === true && typeof e.email === 'string') : undefined;
+      return {
+        subject: String(user.id),
+        email: (primary?.email as string | undefined) ?? null,
+        emailVerified: primary?.verified === true,
+        name: typeof user.name === 'string' && user.name ? user.name : typeof user.login === 'string' ? user.login : null,
+      };
+    },
+  };
+}

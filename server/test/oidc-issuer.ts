@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider from 'oidc-provider';
+
+/**
+ * A real OpenID provider (panva's oidc-provider 9, the certified implementation) on loopback, for
+ * sign-in tests: discovery, authorization code with PKCE, signed ID tokens, userinfo. Its login
+ * page is a plain form (a person types their account id: no password, this is a test issuer) that
+ * a browser, or `signInAtProvider` below, fills in.
+ */
+export interface TestAccount {
+  id: string;
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+}
+
+export interface TestClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  /** `native`: a loopback redirect URI matches on any port (RFC 8252), for servers started on a free port. */
+  application_type?: 'web' | 'native';
+}
+
+export interface TestIssuer {
+  url: string;
+  accounts: Map<string, TestAccount>;
+  /** Rewrites the token endpoint's JSON answer (a substitution attack); null for none. */
+  tamperTokenResponse: ((body: Record<string, unknown>) => Record<string, unknown>) | null;
+  close(): Promise<void>;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString());
+}
+
+export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer> {
+  const accounts = new Map<string, TestAccount>();
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer: TestIssuer = { url, accounts, tamperTokenResponse: null, close: () => new Promise((resolve) => server.close(() => resolve())) };
+
+  const provider = new Provider(url, {
+    clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' })),
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] },
+    cookies: { keys: ['a test issuer signs its cookies with this'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    features: { devInteractions: { enabled: false } },
+    pkce: { required: () => true },
+    ttl: { AuthorizationCode: 60, Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    findAccount: (_ctx, id) => {
+      const account = accounts.get(id);
+      if (!account) return undefined;
+      return { accountId: id, claims: () => ({ sub: id, email: account.email, email_verified: account.email_verified, name: account.name }) };
+    },
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/token' && issuer.tamperTokenResponse && ctx.status === 200) ctx.body = issuer.tamperTokenResponse(ctx.body as Record<string, unknown>);
+  });
+  const handle = provider.callback();
+
+  server.on('request', (req, res) => {
+    const interaction = /^\/interaction\/([\w-]+)$/.exec(req.url ?? '');
+    if (!interaction) return void handle(req, res);
+    void (async () => {
+      try {
+        const details = await provider.interactionDetails(req, res);
+        if (req.method === 'GET') {
+          res.setHeader('Content-Type', 'text/html; charset=utf-8');
+          res.end(`<!doctype html><title>Test issuer: sign in</title><form method="post"><label>Account <input name="login" autofocus></label>
+<button type="submit">Sign in at the test issuer</button><button type="submit" name="cancel" value="1">Cancel</button></form><p>${escapeHtml(String(details.params.client_id))}</p>`);
+          return;
+        }
+        const form = await formOf(req);
+        if (form.get('cancel')) {
+          await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'the person cancelled' }, { mergeWithLastSubmission: false });
+          return;
+        }
+        const accountId = form.get('login') ?? '';
+        if (!accounts.has(accountId)) {
+          res.statusCode = 400;
+          res.end('unknown account');
+          return;
+        }
+        // Signed in and every requested scope granted at once: consent is not what these tests are about.
+        const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+        grant.addOIDCScope(String(details.params.scope));
+        const grantId = await grant.save();
+        await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      } catch (error) {
+        res.statusCode = 500;
+        res.end(String(error));
+      }
+    })();
+  });
+  return issuer;
+}
+
+/**
+ * A browser: follows redirects from `startUrl` (Gatehouse's authorize URL, or the provider's own)
+ * with a cookie jar per origin, signs in at the provider's form as `accountId` (or cancels), and
+ * returns the first URL `until` accepts (default: the first that leaves the start's origin),
+ * or the first that is not http(s) (an app's scheme).
+ */
+export async function signInAtProvider(startUrl: string, accountId: string, options: { cancel?: boolean; until?: (url: URL) => boolean } = {}): Promise<URL> {
+  const jars = new Map<string, Map<string, string>>();
+  const startOrigin = new URL(startUrl).origin;
+  const until = options.until ?? ((url: URL) => url.origin !== startOrigin);
+  const send = async (target: URL, init: RequestInit = {}) => {
+    const jar = jars.get(target.origin) ?? new Map<string, string>();
+    jars.set(target.origin, jar);
+    const response = await fetch(target, {
+      ...init, redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const at = pair!.indexOf('=');
+      jar.set(pair!.slice(0, at).trim(), pair!.slice(at + 1));
+    }
+    return response;
+  };
+  let next = new URL(startUrl);
+  for (let hop = 0; hop < 12; hop += 1) {
+    if (until(next) || !/^https?:$/.test(next.protocol)) return next;
+    let response: Response;
+    if (/^\/interaction\//.test(next.pathname)) {
+      const body = new URLSearchParams(options.cancel ? { cancel: '1' } : { login: accountId });
+      response = await send(next, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    } else {
+      response = await send(next);
+    }
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`${next.origin} answered ${response.status} without a redirect: ${await response.text()}`);
+    next = new URL(location, next);
+  }
+  throw new Error('too many redirects');
+}

@@ -1,0 +1,274 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import * as OTPAuth from 'otpauth';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, dialect, STRONG_PASSWORD, uniqueEmail, type TestApp } from '../harness.js';
+import { signInAtProvider, startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
+
+const PUBLIC_URL = 'http://gatehouse.test';
+const CALLBACK = `${PUBLIC_URL}/v1/auth/oidc/test-idp/callback`;
+const WEB_REDIRECT = `${PUBLIC_URL}/dashboard/oidc-callback`;
+const APP_REDIRECT = 'myapp://auth/oidc';
+
+/** An app's side of PKCE: the verifier it keeps and the S256 challenge it sends. */
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/**
+ * Sign-in with an OpenID provider, end to end against oidc-provider on loopback: Gatehouse talks
+ * to it over real HTTP (discovery, token, userinfo, JWKS); the test plays the browser.
+ */
+describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
+  let t: TestApp;
+  let issuer: TestIssuer;
+  beforeAll(async () => {
+    issuer = await startTestIssuer([
+      { client_id: 'gatehouse', client_secret: 'gatehouse-secret-at-the-test-issuer', redirect_uris: [CALLBACK] },
+      { client_id: 'another-app', client_secret: 'another-app-secret-at-the-test-issuer', redirect_uris: ['http://another.test/callback'] },
+    ]);
+    t = await createTestApp({
+      env: {
+        APP_LINK_URL: 'myapp://auth',
+        OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse', client_secret: 'gatehouse-secret-at-the-test-issuer' }]),
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await issuer.close();
+  });
+
+  function person(overrides: { email_verified?: boolean; email?: string } = {}) {
+    const id = `person-${randomBytes(4).toString('hex')}`;
+    const account = { id, email: overrides.email ?? uniqueEmail(), email_verified: overrides.email_verified ?? true, name: 'Ada Provider' };
+    issuer.accounts.set(id, account);
+    return account;
+  }
+
+  /** The path and query of a URL on Gatehouse, for inject. */
+  const onGatehouse = (url: URL) => {
+    expect(url.origin).toBe(PUBLIC_URL);
+    return url.pathname + url.search;
+  };
+
+  async function authorize(redirectUri = WEB_REDIRECT, state?: string) {
+    const { verifier, challenge } = pkce();
+    const query = new URLSearchParams({ redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', ...(state ? { state } : {}) });
+    const started = await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}` });
+    expect(started.statusCode, started.body).toBe(302);
+    return { verifier, providerUrl: String(started.headers.location) };
+  }
+
+  /** authorize → the provider (signed in as `accountId`) → Gatehouse's callback → the app's redirect URI. */
+  async function providerSignIn(accountId: string, redirectUri = WEB_REDIRECT, options: { cancel?: boolean; state?: string } = {}) {
+    const { verifier, providerUrl } = await authorize(redirectUri, options.state);
+    const callback = await signInAtProvider(providerUrl, accountId, options);
+    const finished = await t.request({ method: 'GET', url: onGatehouse(callback) });
+    expect(finished.statusCode, finished.body).toBe(302);
+    const back = new URL(String(finished.headers.location));
+    return { verifier, callback, back, code: back.searchParams.get('code') };
+  }
+
+  const exchange = (code: string | null, verifier: string) =>
+    t.request({ method: 'POST', url: '/v1/auth/oidc/token', payload: { code, code_verifier: verifier } });
+
+  it('lists the configured providers for sign-in buttons', async () => {
+    const res = await t.request({ method: 'GET', url: '/v1/auth/providers' });
+    expect(res.json()).toEqual({ data: [{ id: 'test-idp', name: 'Test IdP', type: 'oidc' }], next_cursor: null });
+  });
+
+  it('web redirect flow: a new person gets a verified account, and the same account next time (amr oidc)', async () => {
+    const someone = person();
+    const { verifier, providerUrl } = await authorize(WEB_REDIRECT, 'app-state-1');
+    const atProvider = new URL(providerUrl);
+    expect(atProvider.origin).toBe(issuer.url);
+    expect(Object.fromEntries(atProvider.searchParams)).toMatchObject({
+      client_id: 'gatehouse', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email profile', code_challenge_method: 'S256',
+      state: expect.any(String), nonce: expect.any(String), code_challenge: expect.any(String),
+    });
+    const finished = await t.request({ method: 'GET', url: onGatehouse(await signInAtProvider(providerUrl, someone.id)) });
+    expect(finished.headers['referrer-policy']).toBe('no-referrer');
+    const back = new URL(String(finished.headers.location));
+    expect(back.origin + back.pathname).toBe(WEB_REDIRECT);
+    expect(back.searchParams.get('state')).toBe('app-state-1');
+    expect(back.searchParams.get('code')).toMatch(/^gthc_/);
+
+    const tokens = await exchange(back.searchParams.get('code'), verifier);
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    expect(decodeJwt(tokens.json().access_token)).toMatchObject({ amr: ['oidc'] });
+    const me = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.json().access_token) })).json();
+    expect(me).toMatchObject({ email: someone.email, name: 'Ada Provider', email_verified: true });
+    const identities = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(tokens.json().access_token) })).json();
+    expect(identities.data).toEqual([expect.objectContaining({ provider: 'test-idp', provider_name: 'Test IdP', email: someone.email })]);
+
+    const again = await providerSignIn(someone.id);
+    const second = await exchange(again.code, again.verifier);
+    expect(decodeJwt(second.json().access_token).sub).toBe(me.id);
+    // An account made through a provider has no password: a password login fails like any wrong one.
+    const passwordLogin = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: someone.email, password: '' + STRONG_PASSWORD } });
+    expect(passwordLogin.statusCode).toBe(401);
+  });
+
+  it('mobile flow: the code comes back under APP_LINK_URL and only the app verifier redeems it', async () => {
+    const someone = person();
+    const { back, verifier } = await providerSignIn(someone.id, APP_REDIRECT);
+    expect(back.protocol).toBe('myapp:');
+    expect(back.toString().startsWith(`${APP_REDIRECT}?code=gthc_`)).toBe(true);
+    const tokens = await exchange(back.searchParams.get('code'), verifier);
+    expect(tokens.statusCode, tokens.body).toBe(200);
+  });
+
+  it('refuses a wrong state, a replayed callback, a replayed code and a wrong PKCE verifier', async () => {
+    const someone = person();
+    const { providerUrl } = await authorize();
+    const callback = await signInAtProvider(providerUrl, someone.id);
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'a-state-gatehouse-never-issued');
+    const wrongState = await t.request({ method: 'GET', url: onGatehouse(forged) });
+    expect(wrongState.statusCode).toBe(400);
+    expect(wrongState.json().code).toBe('invalid_request');
+    expect((await t.request({ method: 'GET', url: '/v1/auth/oidc/test-idp/callback?code=abc' })).statusCode).toBe(400);
+
+    const first = await t.request({ method: 'GET', url: onGatehouse(callback) });
+    expect(first.statusCode).toBe(302);
+    const replayedCallback = await t.request({ method: 'GET', url: onGatehouse(callback) });
+    expect(replayedCallback.statusCode).toBe(400);
+
+    // The app's code: a wrong verifier is refused, and spends the code for the right one too.
+    const code = new URL(String(first.headers.location)).searchParams.get('code');
+    const wrongVerifier = await exchange(code, pkce().verifier);
+    expect(wrongVerifier.statusCode).toBe(401);
+    expect(wrongVerifier.json().code).toBe('invalid_token');
+
+    const fresh = await providerSignIn(someone.id);
+    expect((await exchange(fresh.code, fresh.verifier)).statusCode).toBe(200);
+    expect((await exchange(fresh.code, fresh.verifier)).statusCode).toBe(401);
+  });
+
+  it('refuses an ID token issued to another client, even with the right nonce and a valid signature', async () => {
+    const someone = person();
+    const { providerUrl } = await authorize();
+    const nonce = new URL(providerUrl).searchParams.get('nonce')!;
+    // The same person signs in to another app whose authorization request carries the same nonce.
+    const other = pkce();
+    const otherAuthorize = new URL(`${issuer.url}/auth`);
+    otherAuthorize.search = new URLSearchParams({
+      client_id: 'another-app', redirect_uri: 'http://another.test/callback', response_type: 'code', scope: 'openid email',
+      nonce, state: 'x', code_challenge: other.challenge, code_challenge_method: 'S256',
+    }).toString();
+    const otherCode = (await signInAtProvider(otherAuthorize.toString(), someone.id)).searchParams.get('code')!;
+    const otherTokens = await (await fetch(`${issuer.url}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: otherCode, redirect_uri: 'http://another.test/callback', client_id: 'another-app', client_secret: 'another-app-secret-at-the-test-issuer', code_verifier: other.verifier }),
+    })).json() as { id_token: string };
+    expect(decodeJwt(otherTokens.id_token)).toMatchObject({ aud: 'another-app', nonce });
+
+    issuer.tamperTokenResponse = (body) => ({ ...body, id_token: otherTokens.id_token });
+    try {
+      const finished = await t.request({ method: 'GET', url: onGatehouse(await signInAtProvider(providerUrl, someone.id)) });
+      const back = new URL(String(finished.headers.location));
+      expect(back.searchParams.get('code')).toBeNull();
+      expect(back.searchParams.get('error')).toBe('provider_error');
+      expect(t.logs.some((line) => line.includes('sign-in provider answer refused') && line.includes('aud'))).toBe(true);
+    } finally {
+      issuer.tamperTokenResponse = null;
+    }
+  });
+
+  it('a cancelled sign-in at the provider comes back as access_denied', async () => {
+    const { back } = await providerSignIn(person().id, WEB_REDIRECT, { cancel: true });
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('code')).toBeNull();
+  });
+
+  it('refuses redirect URIs outside this server, CORS_ORIGINS and APP_LINK_URL, and unknown providers', async () => {
+    const { challenge } = pkce();
+    for (const redirect of ['https://evil.test/steal', 'myapp://auth-evil', 'javascript:alert(1)', `${PUBLIC_URL}/x#frag`, 'http://user:pw@gatehouse.test/']) {
+      const query = new URLSearchParams({ redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
+      const res = await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}` });
+      expect(res.statusCode, redirect).toBe(400);
+      expect(res.json().errors[0]).toMatchObject({ field: '/redirect_uri', code: 'not_allowed' });
+    }
+    const plain = new URLSearchParams({ redirect_uri: WEB_REDIRECT, code_challenge: challenge, code_challenge_method: 'plain' });
+    expect((await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${plain}` })).statusCode).toBe(400);
+    const unknown = new URLSearchParams({ redirect_uri: WEB_REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' });
+    expect((await t.request({ method: 'GET', url: `/v1/auth/oidc/nobody/authorize?${unknown}` })).statusCode).toBe(404);
+  });
+
+  it('never creates or links an account from an unverified email', async () => {
+    const unverified = person({ email_verified: false });
+    const { code, verifier } = await providerSignIn(unverified.id);
+    const res = await exchange(code, verifier);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('email_not_verified');
+
+    // A password account whose address was never confirmed is not handed to the provider's person…
+    const registered = await t.register();
+    const sameEmail = person({ email: registered.email });
+    const refused = await providerSignIn(sameEmail.id);
+    expect((await exchange(refused.code, refused.verifier)).json().code).toBe('email_taken');
+    // …but once confirmed, the verified email links them (and the owner is told).
+    await sql`update users set email_verified = 1 where id = ${registered.id}`.execute(t.deps.database.db);
+    const linked = await providerSignIn(sameEmail.id);
+    const tokens = (await exchange(linked.code, linked.verifier)).json();
+    expect(decodeJwt(tokens.access_token).sub).toBe(registered.id);
+    const log = (await t.request({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(tokens.access_token) })).json();
+    expect(log.data.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['identity_linked', 'sign_in']));
+  });
+
+  it('links from settings with the password, refuses another account, and never unlinks the last way in', async () => {
+    const user = await t.signUp();
+    const token = user.tokens.access_token;
+    const someone = person();
+    const first = await providerSignIn(someone.id);
+    const noPassword = await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(token), payload: { code: first.code, code_verifier: first.verifier } });
+    expect(noPassword.statusCode).toBe(400);
+    expect(noPassword.json().errors[0]).toMatchObject({ field: '/password', code: 'required' });
+    const linked = await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(token), payload: { code: first.code, code_verifier: first.verifier, password: STRONG_PASSWORD } });
+    expect(linked.statusCode, linked.body).toBe(201);
+    expect(linked.json()).toMatchObject({ id: expect.stringMatching(/^idn_/), provider: 'test-idp', email: someone.email });
+    // The provider's person now signs in to this account.
+    const viaProvider = await providerSignIn(someone.id);
+    expect(decodeJwt((await exchange(viaProvider.code, viaProvider.verifier)).json().access_token).sub).toBe(user.id);
+
+    const other = await t.signUp();
+    const again = await providerSignIn(someone.id);
+    const taken = await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(other.tokens.access_token), payload: { code: again.code, code_verifier: again.verifier, password: STRONG_PASSWORD } });
+    expect(taken.statusCode).toBe(409);
+
+    // A password account may unlink; a provider-only account may not unlink its only way in.
+    const unlinked = await t.request({ method: 'DELETE', url: `/v1/users/me/identities/${linked.json().id}`, headers: bearer(token) });
+    expect(unlinked.statusCode).toBe(204);
+    const onlyProvider = person();
+    const made = await providerSignIn(onlyProvider.id);
+    const ownToken = (await exchange(made.code, made.verifier)).json().access_token;
+    const [identity] = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(ownToken) })).json().data;
+    const last = await t.request({ method: 'DELETE', url: `/v1/users/me/identities/${identity.id}`, headers: bearer(ownToken) });
+    expect(last.statusCode).toBe(409);
+    const events = await t.deps.database.db.selectFrom('events').select('type').where('user_id', '=', user.id).execute();
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['user.identity.linked', 'user.identity.unlinked']));
+  });
+
+  it('asks for the second factor after a provider sign-in when TOTP is on (amr oidc otp)', async () => {
+    const someone = person();
+    const made = await providerSignIn(someone.id);
+    const token = (await exchange(made.code, made.verifier)).json().access_token;
+    const enrol = await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(token), payload: {} });
+    expect(enrol.statusCode, enrol.body).toBe(200);
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.json().secret) });
+    const now = () => totp.generate({ timestamp: t.clock.now() });
+    expect((await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(token), payload: { code: now() } })).statusCode).toBe(200);
+    t.clock.advance(30_000);
+
+    const next = await providerSignIn(someone.id);
+    const challenged = await exchange(next.code, next.verifier);
+    expect(challenged.statusCode).toBe(403);
+    expect(challenged.json()).toMatchObject({ code: 'mfa_required', mfa_token: expect.stringMatching(/^gthm_/) });
+    const verified = await t.request({ method: 'POST', url: '/v1/auth/mfa/verify', payload: { mfa_token: challenged.json().mfa_token, code: now() } });
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(decodeJwt(verified.json().access_token).amr).toEqual(['oidc', 'otp']);
+  });
+});
