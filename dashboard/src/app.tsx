@@ -14,6 +14,7 @@ import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SettingsPage } from './pages/settings/SettingsPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { VerifyEmailPage } from './pages/VerifyEmailPage.tsx';
+import { ProviderCallbackPage } from './pages/ProviderCallbackPage.tsx';
 import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { accessOf } from './routes.ts';
 
@@ -25,6 +26,7 @@ function page({ path, query }: Location): JSX.Element {
     case '/forgot-password': return <ForgotPasswordPage />;
     case '/reset-password': return <ResetPasswordPage query={query} />;
     case '/verify-email': return <VerifyEmailPage query={query} />;
+    case '/oidc-callback': return <ProviderCallbackPage query={query} />;
     case '/agents': return <AgentsPage />;
     case '/webhooks': return <WebhooksPage />;
   }

@@ -16,6 +16,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/forgot-password', access: 'any' },
   { path: '/reset-password', access: 'any' },
   { path: '/verify-email', access: 'any' },
+  { path: '/oidc-callback', access: 'any' },
   { path: '/agents', access: 'signed-in' },
   { path: '/webhooks', access: 'signed-in' },
   { path: '/settings', access: 'signed-in' },

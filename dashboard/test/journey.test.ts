@@ -3,7 +3,8 @@
  * sign up, log out and in, confirm the email, Settings → API keys (keyboard only: create a key,
  * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
  * password reset, two-step verification (TOTP, recovery codes, step-up), passkeys (Chromium's
- * virtual authenticator). Every page is photographed
+ * virtual authenticator), sign-in with an OpenID provider (oidc-provider on loopback, its own sign-in
+ * form) and linking one in settings. Every page is photographed
  * at desktop and phone width.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { ensureBuilt } from './support/build.ts';
 import { CHROMIUM, launchChromium } from './support/browser.ts';
 import { README_IMAGE_DIR, SCREENSHOT_DIR } from './support/paths.ts';
 import { startServer, type RunningServer } from './support/server.ts';
+import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.ts';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -28,6 +30,7 @@ const user = {
 };
 
 let server: RunningServer;
+let issuer: TestIssuer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -72,7 +75,12 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     ensureBuilt();
     rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // A native client: its loopback redirect URI matches the server's port, whichever it gets (RFC 8252).
+    issuer = await startTestIssuer([{ client_id: 'dashboard', client_secret: 'dashboard-journey-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }], { openAccounts: true });
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'dashboard', client_secret: 'dashboard-journey-secret' }]),
+    });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
@@ -90,6 +98,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await issuer?.close();
   });
 
   it('sends the dashboard with a strict Content-Security-Policy', async () => {
@@ -465,6 +474,56 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
       await expect.poll(async () => (await page.getByRole('row').filter({ hasText: 'Chromium' }).textContent()) ?? '').not.toContain('never');
     } finally {
       await passkeyContext.close();
+      page = mainPage;
+    }
+  });
+
+  it('links an OpenID provider in Settings → Security (the password confirms it), and unlinks it', async () => {
+    await page.goto('/settings/security');
+    await page.getByRole('heading', { name: 'Linked accounts' }).waitFor();
+    await page.getByText('No linked accounts yet.').waitFor();
+    await page.getByRole('button', { name: 'Link Test IdP' }).click();
+    // The provider's own page, in this tab.
+    await page.getByRole('button', { name: 'Sign in at the test issuer' }).waitFor();
+    expect(new URL(page.url()).origin).toBe(issuer.url);
+    await page.getByLabel('Account').fill(`ada.elsewhere.${Date.now().toString(36)}@example.com`);
+    await page.getByRole('button', { name: 'Sign in at the test issuer' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Link Test IdP' }).waitFor();
+    expect(new URL(page.url()).search).toBe(''); // the one-time code left the address bar
+    await page.getByLabel('Your password').fill(user.newPassword);
+    await page.getByRole('button', { name: 'Link Test IdP' }).click();
+    await page.getByText('Test IdP is linked').waitFor();
+    await page.getByRole('cell', { name: 'Test IdP', exact: true }).waitFor();
+    expectFailedResponses(['POST /v1/users/me/identities 400']); // the first try, without the password
+    await shoot('settings-linked-accounts');
+    await page.getByRole('button', { name: 'Unlink Test IdP' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
+    await page.getByText('Test IdP is unlinked.').waitFor();
+    await page.getByText('No linked accounts yet.').waitFor();
+  });
+
+  it('signs a new person up and in with an OpenID provider, which stays their only way in', async () => {
+    const providerContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
+    const mainPage = page;
+    page = await providerContext.newPage();
+    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
+    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+    try {
+      await page.goto('/login?next=%2Fsettings%2Fsecurity');
+      await page.getByRole('button', { name: 'Continue with Test IdP' }).waitFor();
+      await shoot('login-providers');
+      await page.getByRole('button', { name: 'Continue with Test IdP' }).click();
+      const email = `grace.${Date.now().toString(36)}@example.com`;
+      await page.getByLabel('Account').fill(email);
+      await page.getByRole('button', { name: 'Sign in at the test issuer' }).click();
+      // Signed in, at the page the login was asked for.
+      await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
+      await page.getByRole('cell', { name: email, exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Unlink Test IdP' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
+      await page.getByRole('dialog').getByText('only way into the account').waitFor();
+    } finally {
+      await providerContext.close();
       page = mainPage;
     }
   });

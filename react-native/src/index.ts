@@ -7,8 +7,9 @@ export { useAgents, useChats, useMessages, type Agent, type Chat, type Message, 
 export type { ListState } from './use-list.js';
 export { secureStoreTokenStore, type SecureStoreLike, type SecureStoreOptions } from './secure-store.js';
 export { memorySessionStorage, withUserCache, type SessionStorage, type User } from './storage.js';
+export { authorizeWithProvider, type AuthSessionResult, type OpenAuthSession, type ProviderSignInOptions } from './provider-sign-in.js';
 export { handleAuthLink, parseAuthLink, type AuthLink, type AuthLinkResult } from './auth-link.js';
 export { isTerminal, type AppStateLike, type SessionSnapshot, type SessionStatus } from './session-controller.js';
 export type { BackoffOptions } from './backoff.js';
 // The SDK's client and errors, so an app needs one import.
-export { createGatehouse, GatehouseError, isGatehouseError, memoryTokenStore, mfaChallengeOf, type Gatehouse, type MfaChallenge, type TokenStore } from '@gatehouse/sdk';
+export { createGatehouse, GatehouseError, isGatehouseError, memoryTokenStore, mfaChallengeOf, providerCallbackOf, type Gatehouse, type MfaChallenge, type TokenStore } from '@gatehouse/sdk';

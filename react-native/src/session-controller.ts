@@ -10,6 +10,7 @@
  */
 import { isGatehouseError, type Gatehouse, type RequestBody } from '@gatehouse/sdk';
 import { backoffMs, type BackoffOptions } from './backoff.js';
+import { authorizeWithProvider, type ProviderSignInOptions } from './provider-sign-in.js';
 import type { SessionStorage, User } from './storage.js';
 
 export type SessionStatus = 'loading' | 'signed-in' | 'signed-out';
@@ -139,6 +140,18 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return adoptNewSession();
   }
 
+  /**
+   * Signs in with a provider in a browser session. Like signIn, rejects with 403 `mfa_required`
+   * on an account with a second factor (then verifyMfa), and with `access_denied` when the person
+   * closed the browser.
+   */
+  async function signInWithProvider(providerId: string, options: ProviderSignInOptions): Promise<User> {
+    const { code, codeVerifier } = await authorizeWithProvider(client, providerId, options);
+    epoch++;
+    await client.auth.completeProviderSignIn({ code, codeVerifier });
+    return adoptNewSession();
+  }
+
   /** The SDK holds a new session: load its user and show it. */
   async function adoptNewSession(): Promise<User> {
     let user: User;
@@ -202,6 +215,8 @@ export function createSessionController({ client, storage, appState, retry }: Se
     revalidate,
 
     signIn,
+
+    signInWithProvider,
 
     verifyMfa,
 

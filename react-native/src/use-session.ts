@@ -1,6 +1,7 @@
 import type { RequestBody } from '@gatehouse/sdk';
 import { useMemo, useSyncExternalStore } from 'react';
 import { handleAuthLink, type AuthLinkResult } from './auth-link.js';
+import type { ProviderSignInOptions } from './provider-sign-in.js';
 import { useGatehouseContext } from './provider.js';
 import type { SessionSnapshot } from './session-controller.js';
 import type { User } from './storage.js';
@@ -8,6 +9,12 @@ import type { User } from './storage.js';
 export interface UseSession extends SessionSnapshot {
   /** Rejects with 403 `mfa_required` on an account with a second factor: then call verifyMfa. */
   signIn(email: string, password: string): Promise<User>;
+  /**
+   * Signs in with a provider of the server (`client.auth.providers()`) in a browser session that
+   * returns to `options.redirectUri` (under APP_LINK_URL). Rejects like signIn, and with
+   * `access_denied` when the browser was closed.
+   */
+  signInWithProvider(providerId: string, options: ProviderSignInOptions): Promise<User>;
   /** Finishes such a sign-in with the challenge's token (`mfaChallengeOf(error).mfaToken`) and a code or recovery code. */
   verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User>;
   signUp(input: RequestBody<'register'>): Promise<User>;
@@ -25,6 +32,7 @@ export function useSession(): UseSession {
   const actions = useMemo(
     () => ({
       signIn: controller.signIn,
+      signInWithProvider: controller.signInWithProvider,
       verifyMfa: controller.verifyMfa,
       signUp: controller.signUp,
       signOut: controller.signOut,

@@ -2,7 +2,8 @@
  * One real `gatehouse serve` for the whole suite (server/test/server-process.ts: a fresh SQLite
  * file, a free port), started before the test files run. Its output (the development log mailer
  * writes every mail there) goes to a file the tests read mailed links from; the base URL and that
- * file reach the test workers through the environment.
+ * file reach the test workers through the environment. A real OpenID provider (oidc-provider, in
+ * this process) is its `test-idp`: any email address typed at its sign-in form signs in as itself.
  */
 import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +13,19 @@ import { register } from 'tsx/esm/api';
 export default async function globalSetup() {
   register();
   const { startServerOnFreshSqlite } = await import('../../server/test/server-process.ts');
+  const { startTestIssuer } = await import('../../server/test/oidc-issuer.ts');
+  // A native client: its loopback redirect URI matches the server's port, whichever it gets (RFC 8252).
+  const issuer = await startTestIssuer(
+    [{ client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }],
+    { openAccounts: true },
+  );
+  globalThis.__gatehouseIssuer = issuer;
   const logFile = join(mkdtempSync(join(tmpdir(), 'gatehouse-rn-')), 'server.log');
   const server = await startServerOnFreshSqlite({
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
     ACCOUNT_RATE_LIMIT_PER_MINUTE: '100000',
     APP_LINK_URL: 'gatehouse-example://auth',
+    OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret' }]),
   });
   appendFileSync(logFile, server.output());
   server.child.stdout?.on('data', (chunk) => appendFileSync(logFile, chunk));

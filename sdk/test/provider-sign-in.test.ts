@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatehouse, isGatehouseError, providerCallbackOf } from '../src/index.js';
 import { pkceChallenge, sha256Ascii } from '../src/pkce.js';
-import { signInAtProvider, startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.js';
+import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.js';
+import { signInAtProvider } from '../../server/test/provider-browser.js';
 import { rejection, signUp } from './helpers.js';
 import { startLiveServer, type LiveServer, uniqueEmail } from './live-server.js';
 

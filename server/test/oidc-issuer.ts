@@ -7,7 +7,7 @@ import Provider from 'oidc-provider';
  * A real OpenID provider (panva's oidc-provider 9, the certified implementation) on loopback, for
  * sign-in tests: discovery, authorization code with PKCE, signed ID tokens, userinfo. Its login
  * page is a plain form (a person types their account id: no password, this is a test issuer) that
- * a browser, or `signInAtProvider` below, fills in.
+ * a browser, or `signInAtProvider` (provider-browser.ts), fills in.
  */
 export interface TestAccount {
   id: string;
@@ -40,7 +40,12 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString());
 }
 
-export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer> {
+export interface TestIssuerOptions {
+  /** Any account id that is an email address signs in as that address, verified (for suites in other processes than the issuer's). */
+  openAccounts?: boolean;
+}
+
+export async function startTestIssuer(clients: TestClient[], options: TestIssuerOptions = {}): Promise<TestIssuer> {
   const accounts = new Map<string, TestAccount>();
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const server: Server = createServer();
@@ -58,7 +63,7 @@ export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer
     ttl: { AuthorizationCode: 60, Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, id) => {
-      const account = accounts.get(id);
+      const account = accounts.get(id) ?? (options.openAccounts && /^[^@\s]+@[^@\s]+$/.test(id) ? { id, email: id, email_verified: true, name: 'Open Account' } : undefined);
       if (!account) return undefined;
       return { accountId: id, claims: () => ({ sub: id, email: account.email, email_verified: account.email_verified, name: account.name }) };
     },
@@ -70,6 +75,8 @@ export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer
   const handle = provider.callback();
 
   server.on('request', (req, res) => {
+    // A browser asks for it on the sign-in page; a 404 would be noise in its console.
+    if (req.url === '/favicon.ico') return void res.writeHead(204).end();
     const interaction = /^\/interaction\/([\w-]+)$/.exec(req.url ?? '');
     if (!interaction) return void handle(req, res);
     void (async () => {
@@ -87,7 +94,7 @@ export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer
           return;
         }
         const accountId = form.get('login') ?? '';
-        if (!accounts.has(accountId)) {
+        if (!accounts.has(accountId) && !(options.openAccounts && accountId.includes('@'))) {
           res.statusCode = 400;
           res.end('unknown account');
           return;
@@ -104,45 +111,4 @@ export async function startTestIssuer(clients: TestClient[]): Promise<TestIssuer
     })();
   });
   return issuer;
-}
-
-/**
- * A browser: follows redirects from `startUrl` (Gatehouse's authorize URL, or the provider's own)
- * with a cookie jar per origin, signs in at the provider's form as `accountId` (or cancels), and
- * returns the first URL `until` accepts (default: the first that leaves the start's origin),
- * or the first that is not http(s) (an app's scheme).
- */
-export async function signInAtProvider(startUrl: string, accountId: string, options: { cancel?: boolean; until?: (url: URL) => boolean } = {}): Promise<URL> {
-  const jars = new Map<string, Map<string, string>>();
-  const startOrigin = new URL(startUrl).origin;
-  const until = options.until ?? ((url: URL) => url.origin !== startOrigin);
-  const send = async (target: URL, init: RequestInit = {}) => {
-    const jar = jars.get(target.origin) ?? new Map<string, string>();
-    jars.set(target.origin, jar);
-    const response = await fetch(target, {
-      ...init, redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const at = pair!.indexOf('=');
-      jar.set(pair!.slice(0, at).trim(), pair!.slice(at + 1));
-    }
-    return response;
-  };
-  let next = new URL(startUrl);
-  for (let hop = 0; hop < 12; hop += 1) {
-    if (until(next) || !/^https?:$/.test(next.protocol)) return next;
-    let response: Response;
-    if (/^\/interaction\//.test(next.pathname)) {
-      const body = new URLSearchParams(options.cancel ? { cancel: '1' } : { login: accountId });
-      response = await send(next, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    } else {
-      response = await send(next);
-    }
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`${next.origin} answered ${response.status} without a redirect: ${await response.text()}`);
-    next = new URL(location, next);
-  }
-  throw new Error('too many redirects');
 }

@@ -22,6 +22,8 @@ interface SessionApi {
   logIn(email: string, password: string): Promise<MfaChallenge | null>;
   /** The second step of such a login: the challenge's token and a code or a recovery code. */
   completeMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<void>;
+  /** Redeems a provider sign-in's code; resolves to the challenge when the account has a second factor, else null. */
+  completeProviderSignIn(code: string, codeVerifier: string): Promise<MfaChallenge | null>;
   /** A passwordless login: the browser asks for one of the user's passkeys. */
   logInWithPasskey(): Promise<void>;
   logOut(): Promise<void>;
@@ -89,6 +91,18 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     async logIn(email, password) {
       try {
         await gatehouse.auth.login({ username: email, password });
+      } catch (error) {
+        const challenge = mfaChallengeOf(error);
+        if (challenge) return challenge;
+        throw error;
+      }
+      setNotice(null);
+      await refreshMe();
+      return null;
+    },
+    async completeProviderSignIn(code, codeVerifier) {
+      try {
+        await gatehouse.auth.completeProviderSignIn({ code, codeVerifier });
       } catch (error) {
         const challenge = mfaChallengeOf(error);
         if (challenge) return challenge;

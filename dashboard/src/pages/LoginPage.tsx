@@ -8,6 +8,7 @@ import { SubmitButton } from '../components/SubmitButton.tsx';
 import { useAction } from '../lib/hooks.ts';
 import { isCancelled, passkeysSupported } from '../lib/passkeys.ts';
 import { useSession } from '../lib/session.tsx';
+import { ProviderButtons } from './ProviderButtons.tsx';
 
 export function LoginPage({ query }: { query: URLSearchParams }) {
   const { logIn, logInWithPasskey, notice, setNotice } = useSession();
@@ -54,6 +55,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
           <Link href="/forgot-password">Forgot your password?</Link>
         </div>
       </form>
+      <ProviderButtons next={query.get('next') ?? '/'} />
       {passkeysSupported() && (
         <p class="actions">
           <button type="button" class="button button-secondary" onClick={() => void passkey.run()} aria-disabled={passkey.busy ? 'true' : undefined}>
@@ -68,8 +70,8 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-/** The code from the authenticator app, or a recovery code, after a correct password. */
-function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; onRestart: () => void }) {
+/** The code from the authenticator app, or a recovery code, after a correct password or provider sign-in. */
+export function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; onRestart: () => void }) {
   const { completeMfa } = useSession();
   const [recovery, setRecovery] = useState(false);
   const [code, setCode] = useState('');

@@ -11,6 +11,7 @@ import { authJourney } from './journeys/auth.js';
 import { canaryJourney } from './journeys/canary.js';
 import { chatsJourney } from './journeys/chats.js';
 import { mfaJourney } from './journeys/mfa.js';
+import { identitiesJourney } from './journeys/identities.js';
 import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
@@ -41,7 +42,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    const api = new ContractClient(operationsOf(stack.doc), { strict: stack.strict.base, lenient: stack.lenient.base }, new Coverage(), randomIp());
+    const api = new ContractClient(operationsOf(stack.doc), { strict: stack.strict.base, lenient: stack.lenient.base, upstream: stack.server.base }, new Coverage(), randomIp());
     let admin: Promise<Actor> | undefined;
     context = { stack, api, postgres, admin: () => (admin ??= signUpAdmin(stack!, api)) };
   }, 120_000);
@@ -63,6 +64,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   accountJourney(ctx);
   mfaJourney(ctx);
   passkeysJourney(ctx);
+  identitiesJourney(ctx);
   apiKeysJourney(ctx);
   agentsJourney(ctx);
   chatsJourney(ctx);

@@ -10,6 +10,9 @@ import { describeViolations, verdictOf, type Violation } from './verdict.js';
  *   (--validate-request=false), so the server's *error answer* is still checked; request-side
  *   complaints are expected there, response-side ones fail.
  * - `refused`: the strict proxy must refuse the request itself (the document forbids it).
+ * - `redirect`: an operation that answers a browser with 302 (a provider
+ *   sign-in's steps). Prism's forwarder follows redirects itself, so these go to the server
+ *   directly and the answer is checked here: a documented status, a Location, the request id.
  * Every answer the server gave through a proxy with a clean response is recorded for coverage.
  */
 export interface Call {
@@ -36,19 +39,21 @@ export interface Answer {
 /** What the server answered through a proxy with no response violation, per operationId. */
 export class Coverage {
   readonly answered = new Map<string, Set<number>>();
-  /** Operations answered 2xx to a request the strict proxy found valid too. */
+  /** Operations answered 2xx (or a browser step's 302) to a request the strict proxy found valid too. */
   readonly succeeded = new Set<string>();
   record(operationId: string, status: number, strict: boolean): void {
     const statuses = this.answered.get(operationId) ?? new Set<number>();
     statuses.add(status);
     this.answered.set(operationId, statuses);
-    if (strict && status >= 200 && status < 300) this.succeeded.add(operationId);
+    if (strict && status >= 200 && status < 400) this.succeeded.add(operationId);
   }
 }
 
 export interface Proxies {
   strict: string;
   lenient: string;
+  /** The server itself, for the redirects Prism cannot pass on (see `redirect`). */
+  upstream: string;
 }
 
 type Expected = number | number[] | undefined;
@@ -88,6 +93,19 @@ export class ContractClient {
     const responseSide = violations.filter((v) => v.side === 'response');
     if (responseSide.length > 0 || !fromServer) this.fail(url, answer, violations, 'answer violates the contract');
     return this.accept(url, answer, expected, false);
+  }
+
+  /** A browser step that answers 302: sent to the server directly, checked here (see the header). */
+  async redirect(operationId: string, call: Call): Promise<URL> {
+    const { answer, url } = await this.send(this.proxies.upstream, operationId, call);
+    const op = this.operation(operationId);
+    const location = answer.headers.get('location');
+    if (answer.status !== 302 || !op.statuses.includes('302') || !location || !answer.headers.get('x-request-id')) {
+      throw new Error(`${operationId} ${url}: expected a documented 302 with Location and X-Request-Id, got ${answer.status}\n${JSON.stringify(answer.body).slice(0, 600)}`);
+    }
+    // The redirect is this operation's success: it has no other.
+    this.coverage.record(operationId, 302, true);
+    return new URL(location);
   }
 
   /** The strict proxy must answer itself because the request breaks the document; returns why. */
@@ -139,7 +157,8 @@ export class ContractClient {
       headers['content-type'] = call.raw.contentType;
       body = call.raw.body;
     }
-    const res = await fetch(`${base}${url}`, { method: op.method, headers, body });
+    // Redirects (a provider sign-in's browser steps) are answers to check, not to follow.
+    const res = await fetch(`${base}${url}`, { method: op.method, headers, body, redirect: 'manual' });
     const text = await res.text();
     let parsed: unknown = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { SERVER_DIR, startServer, type ServerProcess } from '../server-process.js';
+import { startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
 import { startInbox } from '../smtp-inbox.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { startPrism, type PrismProxy } from './prism.js';
@@ -25,6 +26,8 @@ export interface Stack {
   lenient: PrismProxy;
   inbox: Awaited<ReturnType<typeof startInbox>>;
   receiver: Receiver;
+  /** The OpenID provider behind OIDC_PROVIDERS' `conformance-idp` (oidc-provider on loopback). */
+  issuer: TestIssuer;
   /** The gatehouse CLI on the server's database (e.g. `users grant-admin`). */
   cli(args: string[]): Promise<{ code: number | null; output: string }>;
   stop(): Promise<void>;
@@ -38,6 +41,10 @@ export interface Stack {
 export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, accountRoutesPerMinute: 120 } as const;
 /** The relying party of passkeys: the journeys' software authenticator answers as this origin. */
 export const PASSKEY_ORIGIN = 'https://conformance.test';
+/** Sign-in providers: a real one, and one whose issuer nobody answers (its sign-ins are 503). */
+export const OIDC_PROVIDER = 'conformance-idp';
+export const OFFLINE_PROVIDER = 'offline-idp';
+export const APP_LINK_URL = 'conformance-app://auth';
 
 async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promise<void> }> {
   const shared = process.env.DATABASE_URL;
@@ -81,6 +88,9 @@ export async function startStack(): Promise<Stack> {
     cleanups.push(inbox.close);
     const receiver = await startReceiver({ status: 200 });
     cleanups.push(receiver.close);
+    // A native client: its loopback redirect URI matches whatever port the server gets (RFC 8252).
+    const issuer = await startTestIssuer([{ client_id: 'gatehouse', client_secret: 'conformance-client-secret', application_type: 'native', redirect_uris: [`http://127.0.0.1/v1/auth/oidc/${OIDC_PROVIDER}/callback`] }]);
+    cleanups.push(issuer.close);
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? dir,
@@ -95,6 +105,12 @@ export async function startStack(): Promise<Stack> {
       LOG_LEVEL: 'warn',
       WEBAUTHN_RP_ID: new URL(PASSKEY_ORIGIN).hostname,
       WEBAUTHN_ORIGINS: PASSKEY_ORIGIN,
+      APP_LINK_URL,
+      OIDC_PROVIDERS: JSON.stringify([
+        { id: OIDC_PROVIDER, issuer: issuer.url, client_id: 'gatehouse', client_secret: 'conformance-client-secret' },
+        // Port 9 (discard) on loopback: nothing listens, so discovery fails at once.
+        { id: OFFLINE_PROVIDER, issuer: 'http://127.0.0.1:9', client_id: 'gatehouse', client_secret: 'conformance-client-secret' },
+      ]),
     };
     const server = await startServer(env);
     cleanups.push(() => server.stop());
@@ -110,7 +126,7 @@ export async function startStack(): Promise<Stack> {
       startPrism(specFile, server.base, { validateRequest: false }),
     ]);
     cleanups.push(strict.stop, lenient.stop);
-    return { server, doc, specFile, strict, lenient, inbox, receiver, cli: (args) => runCli(args, env), stop };
+    return { server, doc, specFile, strict, lenient, inbox, receiver, issuer, cli: (args) => runCli(args, env), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -31,7 +31,10 @@ function plainStringFor(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
   if (schema.format === 'uri') return fc.webUrl();
   if (typeof schema.pattern === 'string') {
-    const pattern = new RegExp(schema.pattern, 'u');
+    // `^[…]+$` with a minLength beyond what stringMatching tends to make (a PKCE verifier's 43):
+    // ask for the length in the pattern itself, or filtering would search forever.
+    const repeated = /^\^(\[[^\]]+\])[+*]\$$/.exec(schema.pattern);
+    const pattern = repeated && min > 1 ? new RegExp(`^${repeated[1]}{${min},${Math.max(min, max)}}$`, 'u') : new RegExp(schema.pattern, 'u');
     // stringMatching cannot build every pattern (\p{…} classes); filtering graphemes covers those.
     let matching: fc.Arbitrary<string>;
     try {

@@ -4,7 +4,8 @@ import * as OTPAuth from 'otpauth';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, uniqueEmail, type TestApp } from '../harness.js';
-import { signInAtProvider, startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
+import { startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
+import { signInAtProvider } from '../provider-browser.js';
 
 const PUBLIC_URL = 'http://gatehouse.test';
 const CALLBACK = `${PUBLIC_URL}/v1/auth/oidc/test-idp/callback`;

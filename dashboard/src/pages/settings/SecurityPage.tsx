@@ -6,6 +6,7 @@ import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction, useResource } from '../../lib/hooks.ts';
+import { LinkedProvidersCard } from './LinkedProvidersCard.tsx';
 import { PasskeysCard } from './PasskeysCard.tsx';
 
 type Enrolment = Awaited<ReturnType<typeof gatehouse.me.mfa.enrolTotp>>;
@@ -95,6 +96,7 @@ export function SecurityPage() {
         )}
       </section>
       <PasskeysCard />
+      <LinkedProvidersCard />
       {status.data && enabled && (
         <TurnOff
           onDone={() => {

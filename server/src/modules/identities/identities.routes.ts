@@ -48,10 +48,12 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
     identities.callback(provider, new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string')));
   app.get('/auth/oidc/:provider/callback', { ...callback, schema: { ...callback.schema, operationId: 'providerCallback', querystring: CallbackParams } },
     async (request, reply) => reply.code(302).headers(redirectTo(await finish(request.params.provider, request.query))).send(null));
-  // Apple (and any provider told `response_mode=form_post`) posts the answer instead.
+  // Apple (and any provider told `response_mode=form_post`) posts the answer instead; as JSON it
+  // is taken too, so every body this route reads is validated (a body with no schema would not be).
   app.post('/auth/oidc/:provider/callback', {
-    ...callback, schema: { ...callback.schema, operationId: 'providerCallbackFormPost', body: { content: { [FORM]: { schema: CallbackParams } } } },
-  }, async (request, reply) => reply.code(302).headers(redirectTo(await finish(request.params.provider, request.body as CallbackParams))).send(null));
+    ...callback,
+    schema: { ...callback.schema, operationId: 'providerCallbackFormPost', body: { content: { [FORM]: { schema: CallbackParams }, 'application/json': { schema: CallbackParams } } } },
+  }, async (request, reply) => reply.code(302).headers(redirectTo(await finish(request.params.provider, (request.body ?? {}) as CallbackParams))).send(null));
 
   app.post('/auth/oidc/token', {
     config: { publicLimit: 'login' },

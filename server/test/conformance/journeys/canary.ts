@@ -47,7 +47,7 @@ export function canaryJourney(ctx: GetContext): void {
       const prism = await startPrism(specFile, stack.server.base, { validateRequest: true });
       try {
         // Its own coverage: answers seen through a wrong document prove nothing about the real one.
-        const canary = new ContractClient(operationsOf(doc), { strict: prism.base, lenient: prism.base }, new Coverage(), randomIp());
+        const canary = new ContractClient(operationsOf(doc), { strict: prism.base, lenient: prism.base, upstream: prism.base }, new Coverage(), randomIp());
         await expect(canary.call('getMe', { token: actor.access }, 200)).rejects.toThrow(/response Error.*canary_field/);
         await expect(canary.call('getAgent', { token: actor.access, path: { id: newId('agent') } }, 404)).rejects.toThrow(/response Warning.*status code/);
         await expect(canary.call('listAgents', { token: actor.access }, 200)).rejects.toThrow(/request Error.*limit/);

@@ -1,5 +1,6 @@
 import { newId, type IdKind } from '../../../src/core/ids.js';
 import type { SpecOperation } from '../spec.js';
+import { OIDC_PROVIDER } from '../stack.js';
 
 /**
  * What each protected operation requires (API.md §3). The document only says "bearerAuth", so the
@@ -27,6 +28,9 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   listPasskeys: 'session',
   renamePasskey: 'session',
   removePasskey: 'session',
+  listIdentities: 'session',
+  linkIdentity: 'session',
+  unlinkIdentity: 'session',
   listSessions: 'session',
   revokeSession: 'session',
   createApiKey: 'session',
@@ -66,12 +70,14 @@ export const BUDGET_EXEMPT = new Set([
   'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
+  'listIdentities', 'linkIdentity', 'unlinkIdentity',
 ]);
 
 /** Which id kind a path's {id} is, from the collection it sits in. */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],
   [/^\/v1\/users\/me\/passkeys\//, 'passkey'],
+  [/^\/v1\/users\/me\/identities\//, 'identity'],
   [/^\/v1\/api-keys\//, 'apiKey'],
   [/^\/v1\/admin\/users\//, 'user'],
   [/^\/v1\/agents\//, 'agent'],
@@ -79,8 +85,12 @@ const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/webhooks\//, 'webhook'],
 ];
 
-/** A well-formed id of the right kind that names nothing (fresh), for every path parameter. */
+/**
+ * A value for every path parameter: a well-formed id of the right kind that names nothing (fresh),
+ * and for a provider sign-in's `{provider}` the configured one (its checks come after the path's).
+ */
 export function unknownIds(op: SpecOperation): Record<string, string> {
+  if (op.path.includes('{provider}')) return { provider: OIDC_PROVIDER };
   if (!op.path.includes('{id}')) return {};
   const kind = ID_KINDS.find(([pattern]) => pattern.test(op.path))?.[1];
   if (!kind) throw new Error(`${op.operationId}: no id kind for ${op.path}; add it to ID_KINDS`);
