@@ -1,4 +1,5 @@
 import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
+import { startTestIssuer } from '../oidc-issuer.js';
 
 /**
  * One app and one account for a fuzz file, with a live resource of every kind so path
@@ -30,7 +31,17 @@ function expectStatus(res: { statusCode: number; body: string }, status: number,
 export async function createFuzzWorld(env: Record<string, string> = {}): Promise<FuzzWorld> {
   // The owner's requests to the account routes (and the world's own repairs) run in the thousands
   // a minute: their abuse limit is raised like the owner's budget, so answers are the operation's.
-  const t = await createTestApp({ env: { ACCOUNT_RATE_LIMIT_PER_MINUTE: '1000000', ...env } });
+  // A real provider behind the documented example id (`google`), so a fuzzed authorize with the
+  // documented examples reaches the provider's redirect.
+  const issuer = await startTestIssuer([{ client_id: 'fuzz', client_secret: 'fuzz-client-secret', redirect_uris: ['http://gatehouse.test/v1/auth/oidc/google/callback'] }]);
+  const t = await createTestApp({
+    env: {
+      ACCOUNT_RATE_LIMIT_PER_MINUTE: '1000000',
+      APP_LINK_URL: 'myapp://auth',
+      OIDC_PROVIDERS: JSON.stringify([{ id: 'google', issuer: issuer.url, client_id: 'fuzz', client_secret: 'fuzz-client-secret' }]),
+      ...env,
+    },
+  });
   const owner = await t.register({ password: STRONG_PASSWORD, name: 'Fuzz Owner' });
   const victim = await t.register({ name: 'Admin Target' });
   await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', owner.id).execute();
@@ -101,6 +112,9 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     apiKey: () => key,
     liveIds: () => ids,
     repair,
-    close: () => t.close(),
+    close: async () => {
+      await t.close();
+      await issuer.close();
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 
-const ProviderId = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9][a-z0-9-]*$' });
+const ProviderId = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'An OIDC_PROVIDERS id', example: 'google' });
 const Code = Type.String({ minLength: 1, maxLength: 100, description: 'The one-time code (`gthc_…`) the redirect URI received; 2 minutes' });
 /** RFC 7636: 43–128 characters of [A-Za-z0-9-._~]. */
 const CodeVerifier = Type.String({ minLength: 43, maxLength: 128, pattern: '^[A-Za-z0-9._~-]+$', description: 'The PKCE verifier whose S256 challenge started the sign-in' });
@@ -9,8 +9,8 @@ const CodeVerifier = Type.String({ minLength: 43, maxLength: 128, pattern: '^[A-
 export const ProviderParams = Type.Object({ provider: ProviderId });
 
 export const AuthorizeQuery = Type.Object({
-  redirect_uri: Type.String({ minLength: 1, maxLength: 2048, description: 'Where the one-time code goes: a page of this server, an origin in CORS_ORIGINS, or under APP_LINK_URL' }),
-  code_challenge: Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', description: 'base64url(SHA-256(code_verifier))' }),
+  redirect_uri: Type.String({ minLength: 1, maxLength: 2048, description: 'Where the one-time code goes: a page of this server, an origin in CORS_ORIGINS, or under APP_LINK_URL', example: 'myapp://auth/oidc' }),
+  code_challenge: Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', description: 'base64url(SHA-256(code_verifier))', example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }),
   code_challenge_method: Type.Literal('S256'),
   state: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "The app's own value, handed back with the code" })),
 }, { additionalProperties: false });
