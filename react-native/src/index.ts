@@ -7,6 +7,7 @@ export { useAgents, useChats, useMessages, type Agent, type Chat, type Message, 
 export type { ListState } from './use-list.js';
 export { secureStoreTokenStore, type SecureStoreLike, type SecureStoreOptions } from './secure-store.js';
 export { memorySessionStorage, withUserCache, type SessionStorage, type User } from './storage.js';
+export { addPasskey, logInWithPasskey, type PasskeyAuthenticator } from './passkeys.js';
 export { authorizeWithProvider, type AuthSessionResult, type OpenAuthSession, type ProviderSignInOptions } from './provider-sign-in.js';
 export { handleAuthLink, parseAuthLink, type AuthLink, type AuthLinkResult } from './auth-link.js';
 export { isTerminal, type AppStateLike, type SessionSnapshot, type SessionStatus } from './session-controller.js';

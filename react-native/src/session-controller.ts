@@ -10,6 +10,7 @@
  */
 import { isGatehouseError, type Gatehouse, type RequestBody } from '@gatehouse/sdk';
 import { backoffMs, type BackoffOptions } from './backoff.js';
+import { logInWithPasskey, type PasskeyAuthenticator } from './passkeys.js';
 import { authorizeWithProvider, type ProviderSignInOptions } from './provider-sign-in.js';
 import type { SessionStorage, User } from './storage.js';
 
@@ -152,6 +153,13 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return adoptNewSession();
   }
 
+  /** Signs in with one of the account's passkeys (the platform's sheet); rejects with `aborted` when it was closed. */
+  async function signInWithPasskey(options: { passkeys?: PasskeyAuthenticator } = {}): Promise<User> {
+    epoch++;
+    await logInWithPasskey(client, options.passkeys);
+    return adoptNewSession();
+  }
+
   /** The SDK holds a new session: load its user and show it. */
   async function adoptNewSession(): Promise<User> {
     let user: User;
@@ -217,6 +225,8 @@ export function createSessionController({ client, storage, appState, retry }: Se
     signIn,
 
     signInWithProvider,
+
+    signInWithPasskey,
 
     verifyMfa,
 

@@ -1,6 +1,7 @@
 import type { RequestBody } from '@gatehouse/sdk';
 import { useMemo, useSyncExternalStore } from 'react';
 import { handleAuthLink, type AuthLinkResult } from './auth-link.js';
+import type { PasskeyAuthenticator } from './passkeys.js';
 import type { ProviderSignInOptions } from './provider-sign-in.js';
 import { useGatehouseContext } from './provider.js';
 import type { SessionSnapshot } from './session-controller.js';
@@ -15,6 +16,8 @@ export interface UseSession extends SessionSnapshot {
    * `access_denied` when the browser was closed.
    */
   signInWithProvider(providerId: string, options: ProviderSignInOptions): Promise<User>;
+  /** Signs in with a passkey through the platform's sheet (react-native-passkeys); rejects with `aborted` when it was closed. */
+  signInWithPasskey(options?: { passkeys?: PasskeyAuthenticator }): Promise<User>;
   /** Finishes such a sign-in with the challenge's token (`mfaChallengeOf(error).mfaToken`) and a code or recovery code. */
   verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User>;
   signUp(input: RequestBody<'register'>): Promise<User>;
@@ -33,6 +36,7 @@ export function useSession(): UseSession {
     () => ({
       signIn: controller.signIn,
       signInWithProvider: controller.signInWithProvider,
+      signInWithPasskey: controller.signInWithPasskey,
       verifyMfa: controller.verifyMfa,
       signUp: controller.signUp,
       signOut: controller.signOut,
