@@ -1,10 +1,18 @@
-/** Log in, or create an account and be signed in to it. */
-import { useSession } from '@gatehouse/react-native';
-import { useState } from 'react';
+/** Log in (with a password or a provider of the server), or create an account and be signed in to it. */
+import { useGatehouse, useSession } from '@gatehouse/react-native';
+import { useEffect, useState } from 'react';
 import { Button, ErrorLine, Field, Screen } from '../ui';
 
+const APP_LINK_URL = process.env.EXPO_PUBLIC_APP_LINK_URL ?? 'gatehouse-example://auth';
+
 export function SignInScreen() {
-  const { signIn, signUp } = useSession();
+  const { signIn, signUp, signInWithProvider } = useSession();
+  const client = useGatehouse();
+  const [providers, setProviders] = useState<Array<{ id: string; name: string }>>([]);
+  // The server's sign-in providers (OIDC_PROVIDERS); none configured, no buttons.
+  useEffect(() => {
+    client.auth.providers().then((list) => setProviders(list.data), () => setProviders([]));
+  }, [client]);
   const [mode, setMode] = useState<'sign-in' | 'sign-up'>('sign-in');
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
@@ -12,18 +20,20 @@ export function SignInScreen() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
-  async function submit() {
+  async function attempt(action: () => Promise<unknown>) {
     setBusy(true);
     setError(null);
     try {
-      if (mode === 'sign-in') await signIn(email.trim(), password);
-      else await signUp({ email: email.trim(), password, name: name.trim() });
+      await action();
     } catch (failure) {
       setError(failure);
     } finally {
       setBusy(false);
     }
   }
+  const submit = () => attempt(() => (mode === 'sign-in' ? signIn(email.trim(), password) : signUp({ email: email.trim(), password, name: name.trim() })));
+  // The browser comes back through the app's link, under the server's APP_LINK_URL.
+  const withProvider = (id: string) => attempt(() => signInWithProvider(id, { redirectUri: `${APP_LINK_URL}/oidc` }));
 
   return (
     <Screen title={mode === 'sign-in' ? 'Log in' : 'Create an account'}>
@@ -32,6 +42,9 @@ export function SignInScreen() {
       <Field label="Password" value={password} onChangeText={setPassword} secureTextEntry autoComplete={mode === 'sign-in' ? 'password' : 'new-password'} />
       <ErrorLine error={error} />
       <Button title={mode === 'sign-in' ? 'Log in' : 'Sign up'} onPress={submit} disabled={busy} />
+      {providers.map((provider) => (
+        <Button key={provider.id} kind="plain" title={`Continue with ${provider.name}`} onPress={() => void withProvider(provider.id)} disabled={busy} />
+      ))}
       <Button kind="plain" title={mode === 'sign-in' ? 'New here? Create an account' : 'Have an account? Log in'} onPress={() => setMode(mode === 'sign-in' ? 'sign-up' : 'sign-in')} />
     </Screen>
   );
