@@ -1154,6 +1154,10 @@ export interface components {
             last_used_at: string | null;
         };
         SignInProvider: {
+            /**
+             * @description An OIDC_PROVIDERS id
+             * @example google
+             */
             id: string;
             /** @description For the button */
             name: string;
@@ -1162,6 +1166,10 @@ export interface components {
         Identity: {
             /** @description `idn_…` */
             id: string;
+            /**
+             * @description An OIDC_PROVIDERS id
+             * @example google
+             */
             provider: string;
             provider_name: string;
             /** @description The address the provider last reported */
@@ -4116,6 +4124,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description An OIDC_PROVIDERS id */
                 provider: string;
             };
             cookie?: never;
@@ -4200,6 +4209,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description An OIDC_PROVIDERS id */
                 provider: string;
             };
             cookie?: never;
@@ -4257,6 +4267,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An OIDC_PROVIDERS id */
                 provider: string;
             };
             cookie?: never;
@@ -4264,6 +4275,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
+                    code?: string;
+                    state?: string;
+                    iss?: string;
+                    error?: string;
+                    error_description?: string;
+                    error_uri?: string;
+                    session_state?: string;
+                    scope?: string;
+                    authuser?: string;
+                    prompt?: string;
+                    hd?: string;
+                    /** @description Apple's first-sign-in name (form post) */
+                    user?: string;
+                };
+                "application/json": {
                     code?: string;
                     state?: string;
                     iss?: string;
