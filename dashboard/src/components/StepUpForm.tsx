@@ -1,3 +1,4 @@
+import { ActionForm } from './ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { gatehouse } from '../lib/api.ts';
 import { useAction } from '../lib/hooks.ts';
@@ -17,13 +18,7 @@ export function StepUpForm({ onProved }: { onProved: () => void }) {
     onProved();
   });
   return (
-    <form
-      class="form step-up"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void run();
-      }}
-    >
+    <ActionForm class="form step-up" onSubmit={() => run()}>
       <Field
         label="Code from your authenticator app"
         name="step_up_code"
@@ -40,6 +35,6 @@ export function StepUpForm({ onProved }: { onProved: () => void }) {
           Confirm and continue
         </SubmitButton>
       </div>
-    </form>
+    </ActionForm>
   );
 }

@@ -86,32 +86,24 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     };
   }, []);
 
+  /** A first sign-in step: signed in (null), or the second-factor challenge the server answered with. */
+  const signedInOrChallenge = async (firstStep: () => Promise<unknown>): Promise<MfaChallenge | null> => {
+    try {
+      await firstStep();
+    } catch (error) {
+      const challenge = mfaChallengeOf(error);
+      if (challenge) return challenge;
+      throw error;
+    }
+    setNotice(null);
+    await refreshMe();
+    return null;
+  };
+
   const api = useMemo<SessionApi>(() => ({
     status, me, notice, setNotice, refreshMe, unavailable, retry: loadStored,
-    async logIn(email, password) {
-      try {
-        await gatehouse.auth.login({ username: email, password });
-      } catch (error) {
-        const challenge = mfaChallengeOf(error);
-        if (challenge) return challenge;
-        throw error;
-      }
-      setNotice(null);
-      await refreshMe();
-      return null;
-    },
-    async completeProviderSignIn(code, codeVerifier) {
-      try {
-        await gatehouse.auth.completeProviderSignIn({ code, codeVerifier });
-      } catch (error) {
-        const challenge = mfaChallengeOf(error);
-        if (challenge) return challenge;
-        throw error;
-      }
-      setNotice(null);
-      await refreshMe();
-      return null;
-    },
+    logIn: (email, password) => signedInOrChallenge(() => gatehouse.auth.login({ username: email, password })),
+    completeProviderSignIn: (code, codeVerifier) => signedInOrChallenge(() => gatehouse.auth.completeProviderSignIn({ code, codeVerifier })),
     async logInWithPasskey() {
       const { challenge_id, options } = await gatehouse.auth.passkeyLoginOptions();
       await gatehouse.auth.passkeyLogin({ challenge_id, credential: await getPasskey(options) });

@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -27,14 +28,7 @@ export function AgentForm({ onCreated }: { onCreated: (agent: Agent) => void }) 
     <section class="card" aria-labelledby="new-agent-title">
       <h2 id="new-agent-title">Create an agent</h2>
       <ErrorAlert error={error} />
-      <form
-        class="form"
-        aria-labelledby="new-agent-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" aria-labelledby="new-agent-title" onSubmit={() => run()}>
         <div class="form-row">
           <Field label="Name" name="agent-name" required maxLength={100} placeholder="Support bot" value={name} onValue={setName} error={error?.fields.name} />
           <Field label="Model" name="model" required maxLength={100} placeholder="gpt-4o" hint="Letters, digits and . _ : / @ + -" value={model} onValue={setModel} error={error?.fields.model} />
@@ -46,7 +40,7 @@ export function AgentForm({ onCreated }: { onCreated: (agent: Agent) => void }) 
             Create agent
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -25,20 +26,14 @@ export function ForgotPasswordPage() {
       ) : (
         <>
           <ErrorAlert error={error} />
-          <form
-            class="form card"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void run();
-            }}
-          >
+          <ActionForm class="form card" onSubmit={() => run()}>
             <Field label="Email" name="email" type="email" autocomplete="email" required value={email} onValue={setEmail} error={error?.fields.email} hint="We will email you a link to choose a new password." />
             <div class="actions">
               <SubmitButton busy={busy} busyLabel="Sending…">
                 Send the link
               </SubmitButton>
             </div>
-          </form>
+          </ActionForm>
         </>
       )}
       <p class="aside">

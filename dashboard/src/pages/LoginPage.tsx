@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -39,13 +40,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
       <PageHeading title="Log in" />
       {notice && <Notice tone="info">{notice}</Notice>}
       <ErrorAlert error={error ?? passkey.error} />
-      <form
-        class="form card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form card" onSubmit={() => run()}>
         <Field label="Email" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={error?.fields.username ?? error?.fields.email} />
         <Field label="Password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error?.fields.password} />
         <div class="actions">
@@ -54,7 +49,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
           </SubmitButton>
           <Link href="/forgot-password">Forgot your password?</Link>
         </div>
-      </form>
+      </ActionForm>
       <ProviderButtons next={query.get('next') ?? '/'} />
       {passkeysSupported() && (
         <p class="actions">
@@ -89,13 +84,7 @@ export function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; on
           </button>
         </p>
       ) : (
-        <form
-          class="form card"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run();
-          }}
-        >
+        <ActionForm class="form card" onSubmit={() => run()}>
           {recovery ? (
             <Field label="Recovery code" name="recovery_code" autocomplete="off" required value={code} onValue={setCode} error={error?.fields.recovery_code} hint="Each recovery code works once." />
           ) : (
@@ -116,7 +105,7 @@ export function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; on
               {recovery ? 'Use the authenticator app instead' : 'Use a recovery code instead'}
             </button>
           </div>
-        </form>
+        </ActionForm>
       )}
     </>
   );

@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Link } from '../components/Link.tsx';
 import { Notice } from '../components/Notice.tsx';
@@ -23,16 +24,11 @@ function VerifyReminder() {
       <p class="alert-title">Your email address is not confirmed yet.</p>
       <p>Open the link we emailed you. No email? We can send a new one.</p>
       <ErrorAlert error={error} />
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm onSubmit={() => run()}>
         <SubmitButton busy={busy} busyLabel="Sending…">
           Send a new link
         </SubmitButton>
-      </form>
+      </ActionForm>
     </div>
   );
 }

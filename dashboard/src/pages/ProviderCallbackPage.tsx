@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -97,13 +98,7 @@ function ConfirmLink({ pending, code }: { pending: PendingProviderSignIn; code: 
     <>
       <PageHeading title={`Link ${pending.providerName}`} />
       <ErrorAlert error={error} />
-      <form
-        class="form card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form card" onSubmit={() => run()}>
         <Field label="Your password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error?.fields.password} hint={`Confirm it is you to sign in with ${pending.providerName} from now on.`} />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Linking…">
@@ -111,7 +106,7 @@ function ConfirmLink({ pending, code }: { pending: PendingProviderSignIn; code: 
           </SubmitButton>
           <Link href="/settings/security">Cancel</Link>
         </div>
-      </form>
+      </ActionForm>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -58,13 +59,7 @@ export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
       ) : (
         <>
           <ErrorAlert error={error} />
-          <form
-            class="form card"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void run();
-            }}
-          >
+          <ActionForm class="form card" onSubmit={() => run()}>
             <Field label="New password" name="password" type="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onValue={setPassword} error={error?.fields.password} hint="8 to 128 characters; common and breached passwords are refused." />
             <Field label="New password again" name="confirm" type="password" autocomplete="new-password" required value={confirm} onValue={setConfirm} error={error?.fields.confirm} />
             <div class="field">
@@ -81,7 +76,7 @@ export function ResetPasswordPage({ query }: { query: URLSearchParams }) {
                 Set the new password
               </SubmitButton>
             </div>
-          </form>
+          </ActionForm>
           {error?.code && ['invalid_token', 'token_expired', 'not_found'].includes(error.code) && (
             <p class="aside">
               <Link href="/forgot-password">Ask for a new link</Link>

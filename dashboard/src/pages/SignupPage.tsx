@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Field } from '../components/Field.tsx';
@@ -34,13 +35,7 @@ export function SignupPage() {
     <>
       <PageHeading title="Create your account" />
       <ErrorAlert error={error} />
-      <form
-        class="form card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form card" onSubmit={() => run()}>
         <Field label="Name" name="name" autocomplete="name" required maxLength={100} value={name} onValue={setName} error={error?.fields.name} />
         <Field label="Email" name="email" type="email" autocomplete="email" required maxLength={254} value={email} onValue={setEmail} error={error?.fields.email} />
         <Field
@@ -61,7 +56,7 @@ export function SignupPage() {
             Create account
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
       <p class="aside">
         Already have an account? <Link href="/login">Log in</Link>
       </p>

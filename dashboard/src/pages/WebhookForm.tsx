@@ -1,3 +1,4 @@
+import { ActionForm } from '../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { CheckboxGroup } from '../components/CheckboxGroup.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
@@ -40,14 +41,7 @@ export function WebhookForm({ onCreated }: { onCreated: (endpoint: CreatedWebhoo
       <h2 id="new-webhook-title">Add a webhook endpoint</h2>
       <p class="hint">Events are POSTed to your URL, signed as Standard Webhooks, and retried with backoff until your endpoint answers 2xx.</p>
       <ErrorAlert error={error} />
-      <form
-        class="form"
-        aria-labelledby="new-webhook-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" aria-labelledby="new-webhook-title" onSubmit={() => run()}>
         <Field label="URL" name="url" type="url" required maxLength={2048} placeholder="https://example.com/hooks/gatehouse" hint="An https URL on a public address." value={url} onValue={setUrl} error={error?.fields.url} />
         <CheckboxGroup legend="Events" name="events" options={EVENT_OPTIONS} selected={events} onChange={(selected) => setEvents(selected as EventPattern[])} error={error?.fields.events} />
         <Field label="Description" name="webhook-description" maxLength={500} value={description} onValue={setDescription} error={error?.fields.description} />
@@ -56,7 +50,7 @@ export function WebhookForm({ onCreated }: { onCreated: (endpoint: CreatedWebhoo
             Add endpoint
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }

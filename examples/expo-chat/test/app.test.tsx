@@ -6,14 +6,8 @@
  */
 import { fireEvent, render, screen, waitFor } from '@testing-library/react-native';
 
-jest.mock('expo-secure-store', () => {
-  const items = new Map<string, string>();
-  return {
-    getItemAsync: async (key: string) => items.get(key) ?? null,
-    setItemAsync: async (key: string, value: string) => void items.set(key, value),
-    deleteItemAsync: async (key: string) => void items.delete(key),
-  };
-});
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+jest.mock('expo-secure-store', () => require('./fixtures/memory-secure-store'));
 
 process.env.EXPO_PUBLIC_GATEHOUSE_URL = process.env.GATEHOUSE_TEST_URL;
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,3 +1,4 @@
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { CheckboxGroup } from '../../components/CheckboxGroup.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -56,14 +57,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
       <h2 id="new-key-title">Create an API key</h2>
       <p class="hint">Programs use keys instead of your password. A key can do only what its scopes allow, and never manage your account.</p>
       <ErrorAlert error={error} onStepUp={() => void run()} />
-      <form
-        class="form"
-        aria-labelledby="new-key-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" aria-labelledby="new-key-title" onSubmit={() => run()}>
         <Field label="Name" name="key-name" required maxLength={100} placeholder="build server" hint="To recognise the key later." value={name} onValue={setName} error={error?.fields.name} />
         <CheckboxGroup legend="Scopes" name="scopes" options={SCOPE_OPTIONS} selected={scopes} onChange={setScopes} error={error?.fields.scopes} />
         <div class={`field${error?.fields.expires_at ? ' field-invalid' : ''}`}>
@@ -84,7 +78,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
             Create key
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }

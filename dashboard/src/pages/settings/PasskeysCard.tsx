@@ -1,3 +1,4 @@
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
@@ -73,13 +74,7 @@ export function PasskeysCard() {
       {passkeysSupported() ? (
         <>
           <ErrorAlert error={add.error} onStepUp={() => void add.run()} />
-          <form
-            class="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void add.run();
-            }}
-          >
+          <ActionForm class="form" onSubmit={() => add.run()}>
             <Field label="Passkey name" name="passkey_name" maxLength={100} value={name} onValue={setName} hint="Where it lives, e.g. “MacBook” or “YubiKey”." />
             <Field label="Your password" name="passkey_password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={add.error?.fields.password} />
             <div class="actions">
@@ -87,7 +82,7 @@ export function PasskeysCard() {
                 Add a passkey
               </SubmitButton>
             </div>
-          </form>
+          </ActionForm>
         </>
       ) : (
         <p class="hint">This browser cannot create passkeys.</p>

@@ -1,3 +1,4 @@
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -29,13 +30,7 @@ export function PasswordPage() {
       <p class="hint">Every other session is signed out; this one stays.</p>
       {done && <Notice>Your password is changed. Other sessions were signed out.</Notice>}
       <ErrorAlert error={error} onStepUp={() => void run()} />
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" onSubmit={() => run()}>
         <Field label="Current password" name="current_password" type="password" autocomplete="current-password" required value={current} onValue={setCurrent} error={error?.fields.current_password} />
         <Field label="New password" name="new_password" type="password" autocomplete="new-password" required minLength={8} maxLength={128} value={next} onValue={setNext} error={error?.fields.new_password} hint="8 to 128 characters; common and breached passwords are refused." />
         <Field label="New password again" name="confirm" type="password" autocomplete="new-password" required value={confirm} onValue={setConfirm} error={error?.fields.confirm} />
@@ -44,7 +39,7 @@ export function PasswordPage() {
             Change password
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }

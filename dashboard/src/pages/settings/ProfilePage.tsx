@@ -1,3 +1,4 @@
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -23,20 +24,14 @@ function DeleteAccount() {
       <h2 id="delete-title">Delete the account</h2>
       <p>Deletes the account and everything it owns: agents, chats, API keys, webhooks. This cannot be undone.</p>
       <ErrorAlert error={error} onStepUp={() => void run()} />
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setConfirming(true);
-        }}
-      >
+      <ActionForm class="form" onSubmit={() => setConfirming(true)}>
         <Field label="Your password" name="delete-password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error?.fields.password} />
         <div class="actions">
           <SubmitButton busy={busy} variant="danger">
             Delete my account…
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
       <ConfirmDialog open={confirming} title="Delete your account?" confirmLabel="Delete everything" busy={busy} onConfirm={() => void run()} onCancel={() => setConfirming(false)}>
         <p>Your agents, chats, API keys and webhooks go with it. There is no undo.</p>
       </ConfirmDialog>
@@ -79,20 +74,14 @@ export function ProfilePage() {
         </dl>
         {saved && <Notice>Your name is saved.</Notice>}
         <ErrorAlert error={error} />
-        <form
-          class="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run();
-          }}
-        >
+        <ActionForm class="form" onSubmit={() => run()}>
           <Field label="Name" name="name" autocomplete="name" required maxLength={100} value={name} onValue={setName} error={error?.fields.name} />
           <div class="actions">
             <SubmitButton busy={busy} busyLabel="Saving…">
               Save
             </SubmitButton>
           </div>
-        </form>
+        </ActionForm>
       </section>
       <DeleteAccount />
     </>

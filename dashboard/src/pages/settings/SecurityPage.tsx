@@ -1,3 +1,4 @@
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -65,20 +66,14 @@ export function SecurityPage() {
             <p>
               After your password, logging in will also ask for a code from an authenticator app on your phone (1Password, Google Authenticator, Authy…).
             </p>
-            <form
-              class="form"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void start.run();
-              }}
-            >
+            <ActionForm class="form" onSubmit={() => start.run()}>
               <Field label="Your password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={start.error?.fields.password} />
               <div class="actions">
                 <SubmitButton busy={start.busy} busyLabel="Starting…">
                   Set up an authenticator app
                 </SubmitButton>
               </div>
-            </form>
+            </ActionForm>
           </>
         )}
         {status.data && enabled && (
@@ -124,13 +119,7 @@ function ConfirmEnrolment({ enrolment, onConfirmed, onCancel }: { enrolment: Enr
         Cannot scan it? Enter this key by hand: <code class="totp-secret">{enrolment.secret}</code>
       </p>
       <ErrorAlert error={error} />
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" onSubmit={() => run()}>
         <Field label="The 6-digit code the app shows" name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onValue={setCode} error={error?.fields.code} />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Checking…">
@@ -140,7 +129,7 @@ function ConfirmEnrolment({ enrolment, onConfirmed, onCancel }: { enrolment: Enr
             Cancel
           </button>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }
@@ -180,20 +169,14 @@ function TurnOff({ onDone }: { onDone: () => void }) {
     <section class="card" aria-labelledby="totp-off-title">
       <h2 id="totp-off-title">Turn two-step verification off</h2>
       <ErrorAlert error={error} />
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
+      <ActionForm class="form" onSubmit={() => run()}>
         <Field label="Code from your authenticator app" name="disable_code" inputMode="numeric" autocomplete="one-time-code" required value={code} onValue={setCode} error={error?.fields.code ?? error?.fields.recovery_code} hint="Or one of your recovery codes." />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Turning off…" variant="danger">
             Turn off
           </SubmitButton>
         </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }
