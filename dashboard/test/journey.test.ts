@@ -60,6 +60,24 @@ async function tabTo(selector: string, max = 40): Promise<void> {
   throw new Error(`Tab never reached ${selector}`);
 }
 
+/**
+ * Runs `steps` with `page` in a browser context of its own (its own storage: it starts signed
+ * out), console errors still collected; the main page comes back afterwards.
+ */
+async function inOwnContext(baseURL: string, steps: (context: BrowserContext) => Promise<void>): Promise<void> {
+  const own = await browser.newContext({ viewport: DESKTOP, baseURL });
+  const mainPage = page;
+  page = await own.newPage();
+  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
+  page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+  try {
+    await steps(own);
+  } finally {
+    await own.close();
+    page = mainPage;
+  }
+}
+
 const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || document.activeElement?.tagName);
 
 function expectFailedResponses(expected: string[]): void {
@@ -435,12 +453,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   it("Settings → Security: adds a passkey with Chromium's virtual authenticator, then signs in with it alone", async () => {
     // Passkeys need a domain: the same server as http://localhost:<port>, in its own context
     // (another origin, so another localStorage: it starts signed out).
-    const passkeyContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.localhostBase });
-    const mainPage = page;
-    page = await passkeyContext.newPage();
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
-    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
-    try {
+    await inOwnContext(server.localhostBase, async (passkeyContext) => {
       const cdp = await passkeyContext.newCDPSession(page);
       await cdp.send('WebAuthn.enable');
       const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -472,10 +485,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
       // Back where the logout happened; the passkey alone signed in (no password, no code).
       await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
       await expect.poll(async () => (await page.getByRole('row').filter({ hasText: 'Chromium' }).textContent()) ?? '').not.toContain('never');
-    } finally {
-      await passkeyContext.close();
-      page = mainPage;
-    }
+    });
   });
 
   it('links an OpenID provider in Settings → Security (the password confirms it), and unlinks it', async () => {
@@ -503,12 +513,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   });
 
   it('signs a new person up and in with an OpenID provider, which stays their only way in', async () => {
-    const providerContext = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
-    const mainPage = page;
-    page = await providerContext.newPage();
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
-    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
-    try {
+    await inOwnContext(server.base, async () => {
       await page.goto('/login?next=%2Fsettings%2Fsecurity');
       await page.getByRole('button', { name: 'Continue with Test IdP' }).waitFor();
       await shoot('login-providers');
@@ -522,10 +527,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
       await page.getByRole('button', { name: 'Unlink Test IdP' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
       await page.getByRole('dialog').getByText('only way into the account').waitFor();
-    } finally {
-      await providerContext.close();
-      page = mainPage;
-    }
+    });
   });
 
   it('sends a signed-out visitor of a deep link to log in, and back there afterwards', async () => {
