@@ -9,7 +9,7 @@ import { useEffect } from 'react';
 import { Text } from 'react-native';
 import { addPasskey, GatehouseProvider, memorySessionStorage, useSession, type PasskeyAuthenticator, type UseSession } from '../src/index.js';
 import { SoftAuthenticator } from '../../server/test/soft-authenticator.js';
-import { PASSWORD, SERVER, uniqueEmail } from './helpers.js';
+import { confirmEmail, PASSWORD, SERVER, uniqueEmail } from './helpers.js';
 
 /** The platform's sheet: a software authenticator; `dismiss` makes it answer null (closed). */
 function sheet(authenticator: SoftAuthenticator, dismiss = false): PasskeyAuthenticator {
@@ -31,6 +31,7 @@ it('adds a passkey in settings, then signs in with it alone', async () => {
   const client = createGatehouse({ baseUrl: SERVER });
   const email = uniqueEmail();
   await client.auth.register({ email, password: PASSWORD, name: 'Passkey Person' });
+  await confirmEmail(email);
   await client.auth.login({ username: email, password: PASSWORD });
   const authenticator = new SoftAuthenticator(SERVER);
   const added = await addPasskey(client, { password: PASSWORD, name: 'Pixel', passkeys: sheet(authenticator) });

@@ -9,7 +9,7 @@ import { useEffect } from 'react';
 import { Text } from 'react-native';
 import { authorizeWithProvider, GatehouseProvider, memorySessionStorage, useSession, type OpenAuthSession, type UseSession } from '../src/index.js';
 import { signInAtProvider } from '../../server/test/provider-browser.js';
-import { PASSWORD, SERVER, uniqueEmail } from './helpers.js';
+import { confirmEmail, PASSWORD, SERVER, uniqueEmail } from './helpers.js';
 
 const REDIRECT_URI = 'gatehouse-example://auth/oidc';
 
@@ -62,6 +62,7 @@ it('links a provider to a signed-in account with authorizeWithProvider', async (
   const client = createGatehouse({ baseUrl: SERVER });
   const email = uniqueEmail();
   await client.auth.register({ email, password: PASSWORD, name: 'Linker' });
+  await confirmEmail(email);
   await client.auth.login({ username: email, password: PASSWORD });
   const providerEmail = uniqueEmail();
   const { code, codeVerifier } = await authorizeWithProvider(client, 'test-idp', { redirectUri: `${REDIRECT_URI}/link`, openAuthSession: browserSession(providerEmail) });

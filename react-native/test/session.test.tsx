@@ -9,7 +9,7 @@ import { StrictMode, useEffect } from 'react';
 import { AppState, Text } from 'react-native';
 import { GatehouseProvider, memorySessionStorage, mfaChallengeOf, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, totpNow, uniqueEmail } from './helpers.js';
+import { confirmEmail, mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, totpNow, uniqueEmail } from './helpers.js';
 
 /** Shows the session and hands it to the test. */
 function SessionProbe({ onSession }: { onSession?: (session: UseSession) => void }) {
@@ -237,6 +237,7 @@ describe('the end of a session', () => {
   it('signs in to an account with a second factor: signIn rejects with mfa_required, verifyMfa finishes', async () => {
     // The account turns TOTP on elsewhere (the web dashboard, say).
     const { email } = await returningUser('Ada Two-Factor');
+    await confirmEmail(email);
     const web = createGatehouse({ baseUrl: SERVER });
     await web.auth.login({ username: email, password: PASSWORD });
     const { otpauth_url: url } = await web.me.mfa.enrolTotp({ password: PASSWORD });

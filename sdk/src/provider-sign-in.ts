@@ -12,7 +12,7 @@ import { createPkcePair, type RandomBytes } from './pkce.js';
 import { ROUTES } from './routes.js';
 
 export interface ProviderSignInOptions {
-  /** Where the browser returns with the code: a page of the server's PUBLIC_URL, an origin in its CORS_ORIGINS, or under its APP_LINK_URL. */
+  /** Where the browser returns with the code: the server's PUBLIC_URL/oidc-callback (its dashboard), one of its OIDC_REDIRECT_URIS, or under its APP_LINK_URL. */
   redirectUri: string;
   /** Your own value, handed back at the redirect URI (e.g. which screen to open). */
   state?: string;

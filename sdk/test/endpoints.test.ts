@@ -34,17 +34,6 @@ afterAll(async () => {
   await new Promise((resolve) => hooks?.close(resolve));
 });
 
-/** The token from the last mailed link of this kind to `email`, read from the server's log. */
-async function mailedToken(email: string, kind: 'reset-password' | 'verify-email'): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const lines = server.output().split('\n').filter((line) => line.includes(email) && line.includes(`${kind}?token=`));
-    const match = lines.length ? new RegExp(`${kind}\\?token=([A-Za-z0-9_-]+)`).exec(lines.at(-1)!) : null;
-    if (match) return match[1]!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no ${kind} mail to ${email} in the log`);
-}
-
 describe('auth', () => {
   it('registers, logs in (storing the session), refreshes and logs out (clearing it)', async () => {
     const changes: unknown[] = [];
@@ -75,13 +64,13 @@ describe('auth', () => {
   it('verifies the email with the mailed token, and resets a forgotten password', async () => {
     const { gh, email } = await signUp(server);
     await gh.me.resendVerification();
-    await gh.auth.verifyEmail({ token: await mailedToken(email, 'verify-email') });
+    await gh.auth.verifyEmail({ token: await server.mailedToken(email, 'verify-email') });
     expect((await gh.me.get()).email_verified).toBe(true);
 
     const anonymous = createGatehouse({ baseUrl: server.base });
     expect(await anonymous.auth.forgotPassword({ email })).toEqual({ message: expect.any(String) });
     const newPassword = 'Quiet-Harbor-Lantern-77';
-    await anonymous.auth.resetPassword({ token: await mailedToken(email, 'reset-password'), password: newPassword });
+    await anonymous.auth.resetPassword({ token: await server.mailedToken(email, 'reset-password'), password: newPassword });
     await anonymous.auth.login({ username: email, password: newPassword });
     expect((await anonymous.me.get()).email).toBe(email);
 

@@ -51,6 +51,11 @@ export async function signUp(server: LiveServer, options: Partial<GatehouseOptio
   return { gh, store, email, password: STRONG_PASSWORD, userId: user.id };
 }
 
+/** Follows the confirmation link mailed at sign-up (adding a way into the account needs it). */
+export async function confirmEmail(server: LiveServer, signedIn: SignedIn): Promise<void> {
+  await signedIn.gh.auth.verifyEmail({ token: await server.mailedToken(signedIn.email, 'verify-email') });
+}
+
 /** Catches the rejection of `promise`, failing the test when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

@@ -9,6 +9,8 @@ export const STRONG_PASSWORD = 'Vivid-Otter-Quarry-42';
 export interface LiveServer {
   base: string;
   output(): string;
+  /** The token from the last mailed link of this kind to `email`, read from the server's log. */
+  mailedToken(email: string, kind: 'reset-password' | 'verify-email'): Promise<string>;
   /** Runs the gatehouse CLI against the same database (e.g. `users grant-admin`). */
   cli(args: string[]): Promise<{ code: number | null; output: string }>;
   stop(): Promise<void>;
@@ -24,6 +26,15 @@ export async function startLiveServer(extraEnv: Record<string, string> = {}): Pr
   return {
     base: server.base,
     output: server.output,
+    async mailedToken(email, kind) {
+      for (let i = 0; i < 100; i++) {
+        const lines = server.output().split('\n').filter((line) => line.includes(email) && line.includes(`${kind}?token=`));
+        const match = lines.length ? new RegExp(`${kind}\\?token=([A-Za-z0-9_-]+)`).exec(lines.at(-1)!) : null;
+        if (match) return match[1]!;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no ${kind} mail to ${email} in the log`);
+    },
     cli: (args) => runGatehouse(args, server.env),
     stop: async () => void (await server.stop()),
   };

@@ -6,19 +6,21 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatehouse, isGatehouseError, mfaChallengeOf } from '../src/index.js';
-import { rejection, signUp } from './helpers.js';
+import { confirmEmail, rejection, signUp } from './helpers.js';
 import { SoftAuthenticator } from '../../server/test/soft-authenticator.js';
 import { startLiveServer, type LiveServer } from './live-server.js';
 
 let server: LiveServer;
 beforeAll(async () => {
-  server = await startLiveServer();
+  server = await startLiveServer({ LOG_LEVEL: 'info' }); // mails (the confirmation link) are logged at info
 });
 afterAll(() => server?.stop());
 
 describe('second factors', () => {
   it('enrols TOTP, finishes a login with verifyMfa, steps up and turns it off', async () => {
-    const { gh, email, password } = await signUp(server);
+    const signedIn = await signUp(server);
+    await confirmEmail(server, signedIn);
+    const { gh, email, password } = signedIn;
     const enrolment = await gh.me.mfa.enrolTotp({ password });
     expect(enrolment.qr_svg).toContain('<svg');
     const totp = OTPAuth.URI.parse(enrolment.otpauth_url) as OTPAuth.TOTP;
@@ -44,7 +46,9 @@ describe('second factors', () => {
   });
 
   it('adds a passkey (software authenticator), signs in with it alone, renames and removes it', async () => {
-    const { gh, password } = await signUp(server);
+    const signedIn = await signUp(server);
+    await confirmEmail(server, signedIn);
+    const { gh, password } = signedIn;
     const authenticator = new SoftAuthenticator(server.base);
     const { challenge_id, options } = await gh.me.passkeys.registrationOptions({ password });
     const added = await gh.me.passkeys.add({ challenge_id, credential: authenticator.create(options as never), name: 'Laptop' });

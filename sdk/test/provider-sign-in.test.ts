@@ -9,7 +9,7 @@ import { createGatehouse, isGatehouseError, providerCallbackOf } from '../src/in
 import { pkceChallenge, sha256Ascii } from '../src/pkce.js';
 import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.js';
 import { signInAtProvider } from '../../server/test/provider-browser.js';
-import { rejection, signUp } from './helpers.js';
+import { confirmEmail, rejection, signUp } from './helpers.js';
 import { startLiveServer, type LiveServer, uniqueEmail } from './live-server.js';
 
 let issuer: TestIssuer;
@@ -17,6 +17,7 @@ let server: LiveServer;
 beforeAll(async () => {
   issuer = await startTestIssuer([{ client_id: 'gatehouse', client_secret: 'sdk-test-secret-at-the-issuer', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }]);
   server = await startLiveServer({
+    LOG_LEVEL: 'info', // mails (the confirmation link) are logged at info
     APP_LINK_URL: 'myapp://auth',
     OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse', client_secret: 'sdk-test-secret-at-the-issuer' }]),
   });
@@ -80,7 +81,9 @@ describe('provider sign-in', () => {
   });
 
   it('links a provider from settings and unlinks it', async () => {
-    const { gh, password } = await signUp(server);
+    const signedIn = await signUp(server);
+    await confirmEmail(server, signedIn);
+    const { gh, password } = signedIn;
     const someone = person();
     const start = await gh.auth.providerSignIn('test-idp', { redirectUri: 'myapp://auth/link' });
     const { code } = providerCallbackOf((await signInAtProvider(start.url, someone.id, { until: atApp })).toString());

@@ -41,6 +41,8 @@ export const OidcProviderConfig = Type.Object({
   scopes: Type.Array(Type.String()),
   /** Extra authorization-request parameters (Apple: `response_mode: form_post`). */
   authorizationParams: Type.Record(Type.String(), Type.String()),
+  /** Whether a verified email from this provider may link to an existing account with that address (off for issuers whose users or tenants set their own addresses). */
+  linkByEmail: Type.Boolean(),
 });
 export type OidcProviderConfig = Static<typeof OidcProviderConfig>;
 
@@ -88,6 +90,8 @@ export const Config = Type.Object({
   webauthn: Type.Object({ rpId: Type.String(), rpName: Type.String(), origins: Type.Array(Type.String()) }),
   /** Sign-in with OpenID Connect / OAuth 2 providers (OIDC_PROVIDERS; modules/identities). */
   oidcProviders: Type.Array(OidcProviderConfig),
+  /** Web apps' pages a provider sign-in may return to, exactly (besides PUBLIC_URL/oidc-callback and APP_LINK_URL). */
+  oidcRedirectUris: Type.Array(Type.String()),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -252,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     webauthn: readWebauthn(env, publicUrl),
     oidcProviders: readOidcProviders(env),
+    oidcRedirectUris: readOidcRedirectUris(env),
     logLevel,
     production,
   };
@@ -285,12 +290,28 @@ function readWebauthn(env: Env, publicUrl: string): Config['webauthn'] {
   return { rpId, rpName, origins: origins.length > 0 ? origins : [new URL(publicUrl).origin] };
 }
 
+/** OIDC_REDIRECT_URIS: comma list of exact http(s) URLs (no fragment) a web app's sign-in returns to. */
+function readOidcRedirectUris(env: Env): string[] {
+  return readList(env, 'OIDC_REDIRECT_URIS').map((raw) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError('OIDC_REDIRECT_URIS', `must be a comma list of URLs, got "${raw}"`);
+    }
+    if (!/^https?:$/.test(url.protocol) || url.hash || url.username || url.password || url.href !== raw) {
+      throw new ConfigError('OIDC_REDIRECT_URIS', `must list http(s) URLs as written in normal form, without a fragment or credentials, got "${raw}"`);
+    }
+    return raw;
+  });
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const RESERVED_AUTHORIZATION_PARAMS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method']);
 
 /**
  * OIDC_PROVIDERS: a JSON list of `{ id, issuer, client_id, client_secret, scopes?, name?, type?,
- * authorization_params? }`. `type` is `oidc` (default) or `github` (OAuth 2; issuer defaults to
+ * authorization_params?, link_by_email? }`. `type` is `oidc` (default) or `github` (OAuth 2; issuer defaults to
  * https://github.com). Issuers must be https, except on a loopback host (a provider run locally).
  */
 function readOidcProviders(env: Env): OidcProviderConfig[] {
@@ -341,6 +362,8 @@ function readOidcProviders(env: Env): OidcProviderConfig[] {
       throw fail(`entry ${i} (${id}): authorization_params must map names to strings, and may not set ${[...RESERVED_AUTHORIZATION_PARAMS].join(', ')}`);
     }
     const name = text('name', 60) ?? (type === 'github' ? 'GitHub' : id.charAt(0).toUpperCase() + id.slice(1));
-    return { id, name, type, issuer, clientId, clientSecret, scopes: scopes as string[], authorizationParams: params as Record<string, string> };
+    const linkByEmail = entry.link_by_email ?? true;
+    if (typeof linkByEmail !== 'boolean') throw fail(`entry ${i} (${id}): link_by_email must be true or false`);
+    return { id, name, type, issuer, clientId, clientSecret, scopes: scopes as string[], authorizationParams: params as Record<string, string>, linkByEmail };
   });
 }

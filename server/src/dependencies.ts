@@ -174,14 +174,14 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({
-      repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, webauthn: config.webauthn,
+      repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, dialect: database.dialect, webauthn: config.webauthn,
       requireEmailVerification: config.requireEmailVerification, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
     });
     const identities = createIdentitiesService({
       repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
       providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
       isAllowedRedirect: redirectUriChecker(config), requireEmailVerification: config.requireEmailVerification, confirmOwner: users.confirmOwner,
-      countPasskeys: passkeysRepository.countForUser, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+      dialect: database.dialect, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
       warn: (detail, message) => overrides.logger?.warn(detail, message),
     });
     const login = createLoginService({

@@ -21,6 +21,8 @@ export interface TestApp {
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
   register(input?: Partial<{ email: string; password: string; name: string }>): Promise<{ email: string; password: string; id: string }>;
   login(email: string, password: string, headers?: Record<string, string>): Promise<TokenPair>;
+  /** Marks the account's address confirmed, as following its mailed link does (adding a way in needs it). */
+  confirmEmail(userId: string): Promise<void>;
   /** Register and log in a fresh user. */
   signUp(input?: Partial<{ email: string; password: string; name: string }>): Promise<{ email: string; password: string; id: string; tokens: TokenPair }>;
   close(): Promise<void>;
@@ -93,6 +95,10 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
 
   return {
     app, deps, config, clock, logs, request, register, login,
+    async confirmEmail(userId) {
+      await deps.database.db.updateTable('users').set({ email_verified: 1 }).where('id', '=', userId).execute();
+      await deps.accounts.changed(userId);
+    },
     async signUp(input) {
       const user = await register(input);
       return { ...user, tokens: await login(user.email, user.password) };

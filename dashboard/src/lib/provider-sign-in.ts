@@ -36,8 +36,3 @@ export function takePending(state: string | null): PendingProviderSignIn | null 
     return null;
   }
 }
-
-/** Only paths of this dashboard, never another origin (`next` comes from the address bar). */
-export function safeNext(next: string): string {
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}

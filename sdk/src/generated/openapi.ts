@@ -4114,7 +4114,7 @@ export interface operations {
     authorizeWithProvider: {
         parameters: {
             query: {
-                /** @description Where the one-time code goes: a page of this server, an origin in CORS_ORIGINS, or under APP_LINK_URL */
+                /** @description Where the one-time code goes: this server's /oidc-callback (the dashboard), one of OIDC_REDIRECT_URIS, or under APP_LINK_URL */
                 redirect_uri: string;
                 /** @description base64url(SHA-256(code_verifier)) */
                 code_challenge: string;
@@ -4288,6 +4288,8 @@ export interface operations {
                     hd?: string;
                     /** @description Apple's first-sign-in name (form post) */
                     user?: string;
+                } & {
+                    [key: string]: string;
                 };
                 "application/json": {
                     code?: string;
@@ -4303,6 +4305,8 @@ export interface operations {
                     hd?: string;
                     /** @description Apple's first-sign-in name (form post) */
                     user?: string;
+                } & {
+                    [key: string]: string;
                 };
             };
         };

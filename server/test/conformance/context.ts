@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tokenFromMail } from '../smtp-inbox.js';
 import { ContractClient } from './contract-client.js';
 import type { Stack } from './stack.js';
 
@@ -38,6 +39,12 @@ export interface Actor {
   password: string;
   access: string;
   refresh: string;
+}
+
+/** Follows the confirmation link the sign-up mailed (adding a way into the account needs it). */
+export async function confirmEmail(stack: Stack, actor: Actor): Promise<void> {
+  const token = tokenFromMail(await stack.inbox.waitFor(actor.email, /Confirm your email/), 'verify-email');
+  await actor.api.call('verifyEmail', { json: { token } }, 204);
 }
 
 /** Registers and logs in a fresh account through the strict proxy. */

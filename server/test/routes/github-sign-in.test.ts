@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, uniqueEmail, type TestApp } from '../harness.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../github-stand-in.js';
 
-const REDIRECT = 'http://gatehouse.test/dashboard/oidc-callback';
+const REDIRECT = 'http://gatehouse.test/oidc-callback';
 
 /** Sign-in with GitHub (OAuth 2 and its REST API, no ID token), against a GitHub-shaped server on loopback. */
 describe(`sign-in with GitHub (${dialect})`, () => {

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, uniqueEmail, type TestApp } from '../harness.js';
 import { startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
 import { signInAtProvider } from '../provider-browser.js';
+import { SoftAuthenticator } from '../soft-authenticator.js';
 
 const PUBLIC_URL = 'http://gatehouse.test';
 const CALLBACK = `${PUBLIC_URL}/v1/auth/oidc/test-idp/callback`;
-const WEB_REDIRECT = `${PUBLIC_URL}/dashboard/oidc-callback`;
+const WEB_REDIRECT = `${PUBLIC_URL}/oidc-callback`;
 const APP_REDIRECT = 'myapp://auth/oidc';
 
 /** An app's side of PKCE: the verifier it keeps and the S256 challenge it sends. */
@@ -42,9 +43,9 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     await issuer.close();
   });
 
-  function person(overrides: { email_verified?: boolean; email?: string } = {}) {
+  function person(overrides: { email_verified?: boolean; email?: string; name?: string } = {}) {
     const id = `person-${randomBytes(4).toString('hex')}`;
-    const account = { id, email: overrides.email ?? uniqueEmail(), email_verified: overrides.email_verified ?? true, name: 'Ada Provider' };
+    const account = { id, email: overrides.email ?? uniqueEmail(), email_verified: overrides.email_verified ?? true, name: overrides.name ?? 'Ada Provider' };
     issuer.accounts.set(id, account);
     return account;
   }
@@ -185,9 +186,14 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(back.searchParams.get('code')).toBeNull();
   });
 
-  it('refuses redirect URIs outside this server, CORS_ORIGINS and APP_LINK_URL, and unknown providers', async () => {
+  it("refuses redirect URIs other than the dashboard's callback, OIDC_REDIRECT_URIS and under APP_LINK_URL, and unknown providers", async () => {
     const { challenge } = pkce();
-    for (const redirect of ['https://evil.test/steal', 'myapp://auth-evil', 'javascript:alert(1)', `${PUBLIC_URL}/x#frag`, 'http://user:pw@gatehouse.test/']) {
+    const refused = [
+      'https://evil.test/steal', 'myapp://auth-evil', 'javascript:alert(1)', `${WEB_REDIRECT}#frag`, 'http://user:pw@gatehouse.test/oidc-callback',
+      // Another page of this server, and ways out of APP_LINK_URL that only normalising reveals.
+      `${PUBLIC_URL}/settings`, 'myapp://auth/../evil', 'myapp://auth/%2e%2e/evil', 'myapp://auth/oidc/..', `${PUBLIC_URL}/oidc-callback/../settings`,
+    ];
+    for (const redirect of refused) {
       const query = new URLSearchParams({ redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
       const res = await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}` });
       expect(res.statusCode, redirect).toBe(400);
@@ -197,6 +203,90 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect((await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${plain}` })).statusCode).toBe(400);
     const unknown = new URLSearchParams({ redirect_uri: WEB_REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' });
     expect((await t.request({ method: 'GET', url: `/v1/auth/oidc/nobody/authorize?${unknown}` })).statusCode).toBe(404);
+  });
+
+  it("a provider's odd claims never make a 500: control characters leave the name, an address too long for an account counts as none", async () => {
+    const odd = person({ name: 'Ada\u0000 \u202eProvider\u0007' });
+    const made = await providerSignIn(odd.id);
+    const tokens = await exchange(made.code, made.verifier);
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.json().access_token) })).json().name).toBe('Ada Provider');
+    const long = person({ email: `${'a'.repeat(250)}@example.com` });
+    const refused = await providerSignIn(long.id);
+    const answer = await exchange(refused.code, refused.verifier);
+    expect(answer.statusCode).toBe(403);
+    expect(answer.json().code).toBe('email_not_verified');
+  });
+
+  it('takes parameters a provider adds of its own at the callback (Entra client_info)', async () => {
+    const { verifier, providerUrl } = await authorize();
+    const callback = await signInAtProvider(providerUrl, person().id);
+    callback.searchParams.set('client_info', 'eyJ1aWQiOiJ4In0');
+    const back = new URL(String((await t.request({ method: 'GET', url: onGatehouse(callback) })).headers.location));
+    expect((await exchange(back.searchParams.get('code'), verifier)).statusCode).toBe(200);
+  });
+
+  it('an account whose address is not confirmed cannot link a provider (no pre-hijacking)', async () => {
+    // Someone registers another person's address with a password and tries to plant their provider.
+    const squatter = await t.signUp();
+    const theirs = await providerSignIn(person().id);
+    const planted = await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(squatter.tokens.access_token), payload: { code: theirs.code, code_verifier: theirs.verifier, password: STRONG_PASSWORD } });
+    expect(planted.statusCode).toBe(403);
+    expect(planted.json().code).toBe('email_not_verified');
+    // Nor a passkey, nor an authenticator app.
+    for (const url of ['/v1/users/me/passkeys/options', '/v1/users/me/mfa/totp']) {
+      const res = await t.request({ method: 'POST', url, headers: bearer(squatter.tokens.access_token), payload: { password: STRONG_PASSWORD } });
+      expect(res.json().code, url).toBe('email_not_verified');
+    }
+  });
+
+  it('never links by email to an admin, or for a provider configured with link_by_email false', async () => {
+    const admin = await t.signUp();
+    await t.confirmEmail(admin.id);
+    await sql`update users set role = 'admin' where id = ${admin.id}`.execute(t.deps.database.db);
+    const sameEmail = await providerSignIn(person({ email: admin.email }).id);
+    const refused = await exchange(sameEmail.code, sameEmail.verifier);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe('email_taken');
+
+    const strict = await createTestApp({ env: { OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', issuer: issuer.url, client_id: 'gatehouse', client_secret: 'gatehouse-secret-at-the-test-issuer', link_by_email: false }]) } });
+    try {
+      const owner = await strict.signUp();
+      await strict.confirmEmail(owner.id);
+      const { verifier, challenge } = pkce();
+      const query = new URLSearchParams({ redirect_uri: WEB_REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' });
+      const providerUrl = String((await strict.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}` })).headers.location);
+      const callback = await signInAtProvider(providerUrl, person({ email: owner.email }).id);
+      const code = new URL(String((await strict.request({ method: 'GET', url: onGatehouse(callback) })).headers.location)).searchParams.get('code');
+      const res = await strict.request({ method: 'POST', url: '/v1/auth/oidc/token', payload: { code, code_verifier: verifier } });
+      expect(res.json().code).toBe('email_taken');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('keeps the last way in under concurrent removals: two providers unlinked at once, then the passkey', async () => {
+    const someone = person();
+    const made = await providerSignIn(someone.id);
+    const token = (await exchange(made.code, made.verifier)).json().access_token;
+    // A second provider account linked to the same Gatehouse account.
+    const second = await providerSignIn(person().id);
+    expect((await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(token), payload: { code: second.code, code_verifier: second.verifier } })).statusCode).toBe(201);
+    const ids = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(token) })).json().data.map((i: { id: string }) => i.id);
+    const answers = await Promise.all(ids.map((id: string) => t.request({ method: 'DELETE', url: `/v1/users/me/identities/${id}`, headers: bearer(token) })));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([204, 409]);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(token) })).json().data).toHaveLength(1);
+
+    // A passkey instead (no password: the recent sign-in confirms it); then the provider may go, the passkey may not.
+    const options = (await t.request({ method: 'POST', url: '/v1/users/me/passkeys/options', headers: bearer(token), payload: {} })).json();
+    const authenticator = new SoftAuthenticator(PUBLIC_URL);
+    const passkey = await t.request({ method: 'POST', url: '/v1/users/me/passkeys', headers: bearer(token), payload: { challenge_id: options.challenge_id, credential: authenticator.create(options.options) } });
+    expect(passkey.statusCode, passkey.body).toBe(201);
+    const [left] = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(token) })).json().data;
+    expect((await t.request({ method: 'DELETE', url: `/v1/users/me/identities/${left.id}`, headers: bearer(token) })).statusCode).toBe(204);
+    const lastPasskey = await t.request({ method: 'DELETE', url: `/v1/users/me/passkeys/${passkey.json().id}`, headers: bearer(token) });
+    expect(lastPasskey.statusCode).toBe(409);
+    expect(lastPasskey.json().detail).toContain('only way into the account');
   });
 
   it('never creates or links an account from an unverified email', async () => {
@@ -222,6 +312,7 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
 
   it('links from settings with the password, refuses another account, and never unlinks the last way in', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const someone = person();
     const first = await providerSignIn(someone.id);
@@ -236,6 +327,8 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(decodeJwt((await exchange(viaProvider.code, viaProvider.verifier)).json().access_token).sub).toBe(user.id);
 
     const other = await t.signUp();
+
+    await t.confirmEmail(other.id);
     const again = await providerSignIn(someone.id);
     const taken = await t.request({ method: 'POST', url: '/v1/users/me/identities', headers: bearer(other.tokens.access_token), payload: { code: again.code, code_verifier: again.verifier, password: STRONG_PASSWORD } });
     expect(taken.statusCode).toBe(409);

@@ -24,6 +24,7 @@ describe(`second factors (${dialect})`, () => {
   /** A user with TOTP on: the authenticator (from the server's otpauth URL) and the recovery codes. */
   async function userWithTotp() {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const enrol = await post('/v1/users/me/mfa/totp', token, { password: user.password });
     expect(enrol.statusCode).toBe(200);
@@ -56,6 +57,7 @@ describe(`second factors (${dialect})`, () => {
 
   it('enrolment: a wrong first code is refused and leaves TOTP off; GET shows pending, then enabled', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     expect((await t.request({ method: 'GET', url: '/v1/users/me/mfa', headers: bearer(token) })).json()).toEqual({
       totp: { status: 'disabled', enabled_at: null }, recovery_codes_remaining: 0, step_up_expires_at: null,
@@ -172,6 +174,7 @@ describe(`second factors (${dialect})`, () => {
 
   it('a pending enrolment is dropped without a code; deleting the account and the admin API need the factor too', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     await post('/v1/users/me/mfa/totp', user.tokens.access_token, { password: user.password });
     const drop = await t.request({ method: 'DELETE', url: '/v1/users/me/mfa/totp', headers: bearer(user.tokens.access_token), payload: { password: user.password } });
     expect(drop.statusCode).toBe(204);

@@ -34,6 +34,7 @@ describe(`passkeys (${dialect})`, () => {
 
   it('adds a passkey, lists and renames it, and signs in with it alone (amr webauthn)', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const options = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
     expect(options.challenge_id).toMatch(/^gthw_/);
@@ -66,6 +67,7 @@ describe(`passkeys (${dialect})`, () => {
 
   it('refuses a spent challenge, another origin, no user verification, another attestation, another user handle, a forged signature and an unknown passkey, each without a hint', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const { authenticator, challenge_id, creation } = await addPasskey(token);
     // The registration's challenge was spent.
@@ -112,6 +114,7 @@ describe(`passkeys (${dialect})`, () => {
 
   it('removing a passkey ends its logins; a disabled account cannot sign in with one', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const { added, authenticator } = await addPasskey(token);
     const removed = await t.request({ method: 'DELETE', url: `/v1/users/me/passkeys/${added.json().id}`, headers: bearer(token) });
@@ -131,6 +134,7 @@ describe(`passkeys (${dialect})`, () => {
 
   it(`holds at most ${MAX_PASSKEYS} passkeys an account: 422 limit_reached for options and for a ceremony already started`, async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     for (let i = 0; i < MAX_PASSKEYS - 1; i++) expect((await addPasskey(token, new SoftAuthenticator(ORIGIN), `Key ${i}`)).added.statusCode).toBe(201);
     const started = (await post('/v1/users/me/passkeys/options', token, { password: STRONG_PASSWORD })).json();
@@ -142,6 +146,7 @@ describe(`passkeys (${dialect})`, () => {
 
   it('on an account with TOTP, adding a passkey needs a recently proved factor', async () => {
     const user = await t.signUp();
+    await t.confirmEmail(user.id);
     const token = user.tokens.access_token;
     const enrol = (await post('/v1/users/me/mfa/totp', token, { password: user.password })).json();
     const code = (OTPAuth.URI.parse(enrol.otpauth_url) as OTPAuth.TOTP).generate({ timestamp: t.clock.now() });

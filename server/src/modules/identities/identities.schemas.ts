@@ -9,7 +9,7 @@ const CodeVerifier = Type.String({ minLength: 43, maxLength: 128, pattern: '^[A-
 export const ProviderParams = Type.Object({ provider: ProviderId });
 
 export const AuthorizeQuery = Type.Object({
-  redirect_uri: Type.String({ minLength: 1, maxLength: 2048, description: 'Where the one-time code goes: a page of this server, an origin in CORS_ORIGINS, or under APP_LINK_URL', example: 'myapp://auth/oidc' }),
+  redirect_uri: Type.String({ minLength: 1, maxLength: 2048, description: "Where the one-time code goes: this server's /oidc-callback (the dashboard), one of OIDC_REDIRECT_URIS, or under APP_LINK_URL", example: 'myapp://auth/oidc' }),
   code_challenge: Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', description: 'base64url(SHA-256(code_verifier))', example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }),
   code_challenge_method: Type.Literal('S256'),
   state: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "The app's own value, handed back with the code" })),
@@ -30,7 +30,8 @@ export const CallbackParams = Type.Object({
   prompt: Type.Optional(Type.String({ maxLength: 100 })),
   hd: Type.Optional(Type.String({ maxLength: 300 })),
   user: Type.Optional(Type.String({ maxLength: 4096, description: "Apple's first-sign-in name (form post)" })),
-}, { additionalProperties: false });
+  // Providers add parameters of their own (Entra's client_info…): taken, and ignored.
+}, { additionalProperties: Type.String({ maxLength: 4096 }) });
 export type CallbackParams = Static<typeof CallbackParams>;
 
 export const CodeExchangeBody = Type.Object({ code: Code, code_verifier: CodeVerifier }, { additionalProperties: false });

@@ -6,14 +6,16 @@ import { newId } from '../../core/ids.js';
 import { NAME_MAX } from '../../core/names.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
+import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
+import { keepAnotherWayIn } from '../accounts/ways-in.js';
 import type { Kysely } from 'kysely';
 import { recordEvent } from '../events/event-outbox.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
-import { createUsersRepository, hasPassword, newUserRow, NO_PASSWORD, type UserRow, type UsersRepository } from '../users/users.repository.js';
+import { createUsersRepository, newUserRow, NO_PASSWORD, type UserRow, type UsersRepository } from '../users/users.repository.js';
 import { createIdentitiesRepository, type IdentitiesRepository, type IdentityRow, type OidcCodeRow } from './identities.repository.js';
 import type { ProviderClaims, ProviderClient } from './provider-clients.js';
 
@@ -22,7 +24,12 @@ export const FLOW_TTL_S = 600;
 /** How long the app has to redeem the one-time code it was sent back with. */
 export const CODE_TTL_S = 120;
 const CODE_PREFIX = 'gthc_';
-const EMAIL_MAX = 320;
+/** users.email's column; an address longer than this is no address. */
+const EMAIL_MAX = 254;
+const SUBJECT_MAX = 255;
+const CONTROL = /[\p{Cc}\p{Cf}]/u;
+/** One @, something on both sides, nothing a mail system would not route. */
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface IdentitiesServiceDeps {
   repo: IdentitiesRepository;
@@ -37,7 +44,7 @@ export interface IdentitiesServiceDeps {
   requireEmailVerification: boolean;
   /** The password, or on an account without one a recent sign-in (users service: throttled, a field error when wrong). */
   confirmOwner: (userId: string, sessionId: string, password: string | undefined, field: string) => Promise<void>;
-  countPasskeys: (userId: string) => Promise<number>;
+  dialect: DialectName;
   onEvent?: () => void;
   notify?: (user: { email: string; name: string }, change: string) => void;
   /** Why a provider's answer was refused: for operators, never for the client. */
@@ -135,8 +142,12 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     }
     const existing = await deps.users.findByEmail(code.email);
     if (existing) {
-      if (existing.email_verified !== 1) {
-        throw new AppError('email_taken', `An account with this email exists but its address was never confirmed: sign in with its password (or reset it), then link ${name} in Settings → Security.`);
+      // Linked by email only where both sides verified the address, the provider is trusted to
+      // (link_by_email), the address is plain ASCII (no look-alike folding into another), and the
+      // account is no admin's: anything else is linked from that account's settings.
+      const linkable = existing.email_verified === 1 && provider(code.provider).linkByEmail && /^[\x21-\x7e]+$/.test(code.email) && existing.role !== 'admin' && existing.disabled !== 1;
+      if (!linkable) {
+        throw new AppError('email_taken', `An account with this email exists already. To sign in to it with ${name}, log in to it and link ${name} in Settings → Security.`);
       }
       const row = newIdentity(existing.id, code);
       const deliveries = await repo.db.transaction().execute(async (trx) => {
@@ -167,7 +178,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     async authorize(providerId: string, input: { redirect_uri: string; code_challenge: string; code_challenge_method: string; state?: string | undefined }): Promise<string> {
       const client = provider(providerId);
       if (!deps.isAllowedRedirect(input.redirect_uri)) {
-        throw fieldError('/redirect_uri', 'not_allowed', 'redirect_uri must be a page of this server, an origin in CORS_ORIGINS or under APP_LINK_URL.');
+        throw fieldError('/redirect_uri', 'not_allowed', "redirect_uri must be this server's /oidc-callback, one of OIDC_REDIRECT_URIS, or under APP_LINK_URL, in normal form.");
       }
       const checks = { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier() };
       let url: URL;
@@ -209,12 +220,19 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         deps.warn?.({ provider: providerId, err: error }, 'sign-in provider answer refused');
         return back({ error: 'provider_error', error_description: `The answer from ${client.name} could not be verified: try again.` });
       }
+      // What a provider says is input too: a subject must fit and be plain text; an unusable
+      // address counts as none; control characters leave the name.
+      if (!claims.subject || claims.subject.length > SUBJECT_MAX || CONTROL.test(claims.subject)) {
+        deps.warn?.({ provider: providerId }, 'sign-in provider answer refused: unusable subject');
+        return back({ error: 'provider_error', error_description: `The answer from ${client.name} could not be used: try again.` });
+      }
       const code = newOpaqueToken(CODE_PREFIX);
       const createdMs = clock.now();
-      const email = claims.email && claims.email.length <= EMAIL_MAX && claims.email.includes('@') ? claims.email.trim() : null;
+      const address = claims.email?.trim() ?? '';
+      const email = address.length <= EMAIL_MAX && EMAIL_SHAPE.test(address) && !CONTROL.test(address) ? address : null;
       await repo.insertCode({
-        code_hash: sha256Hex(code), provider: providerId, subject: claims.subject.slice(0, 255), email, email_verified: email && claims.emailVerified ? 1 : 0,
-        name: claims.name ? claims.name.slice(0, 200) : null, code_challenge: flow.code_challenge,
+        code_hash: sha256Hex(code), provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
+        name: claims.name ? [...claims.name.replace(/[\p{Cc}\p{Cf}]/gu, '')].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
         created_at: isoTime(createdMs), expires_at: isoTime(createdMs + CODE_TTL_S * 1000),
       });
       return back({ code });
@@ -268,14 +286,11 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
 
     /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */
     async unlink(user: UserRow, id: string, client: ClientInfo): Promise<void> {
-      const mine = await repo.listForUser(user.id);
-      const target = mine.find((row) => row.id === id);
-      if (!target) throw new AppError('not_found', 'No linked sign-in with this id.');
-      if (!hasPassword(user) && mine.length === 1 && (await deps.countPasskeys(user.id)) === 0) {
-        throw new AppError('conflict', 'This is the only way into the account: set a password or add a passkey first.');
-      }
       const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
-        const removed = await createIdentitiesRepository(trx).remove(user.id, id);
+        const identities = createIdentitiesRepository(trx);
+        if (!(await identities.listForUser(user.id)).some((row) => row.id === id)) return { removed: undefined, deliveries: 0 };
+        await keepAnotherWayIn(trx, deps.dialect, user.id);
+        const removed = await identities.remove(user.id, id);
         return { removed, deliveries: removed ? await publish(trx, user.id, 'user.identity.unlinked', removed) : 0 };
       });
       if (!removed) throw new AppError('not_found', 'No linked sign-in with this id.');

@@ -20,6 +20,8 @@ export interface ProviderClient {
   readonly id: string;
   readonly name: string;
   readonly type: OidcProviderConfig['type'];
+  /** A verified email may link to an existing account with that address. */
+  readonly linkByEmail: boolean;
   /** The provider's authorization URL for a new sign-in (discovers the issuer on first use). */
   authorizationUrl(checks: ProviderChecks): Promise<URL>;
   /**
@@ -79,7 +81,7 @@ function oidcClient(p: OidcProviderConfig, redirectUri: string): ProviderClient 
     execute: isLoopbackHttp(p.issuer) ? [oidc.allowInsecureRequests] : [], timeout: PROVIDER_TIMEOUT_S,
   }));
   return {
-    id: p.id, name: p.name, type: p.type,
+    id: p.id, name: p.name, type: p.type, linkByEmail: p.linkByEmail,
     async authorizationUrl(checks) {
       const challenge = await oidc.calculatePKCECodeChallenge(checks.verifier);
       return oidc.buildAuthorizationUrl(await configuration(), { ...authorizationParameters(p, redirectUri, checks, challenge), nonce: checks.nonce });
@@ -91,9 +93,11 @@ function oidcClient(p: OidcProviderConfig, redirectUri: string): ProviderClient 
       });
       const idToken = tokens.claims()!;
       let claims: Record<string, unknown> = idToken;
-      // Some issuers put the email only in the userinfo answer.
+      // Some issuers put the email only in the userinfo answer: then the address and whether it is
+      // verified both come from there, never one from each.
       if (typeof idToken.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
-        claims = { ...(await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub)), ...idToken };
+        const info = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
+        claims = { ...idToken, email: info.email, email_verified: info.email_verified, name: idToken.name ?? info.name };
       }
       return {
         subject: idToken.sub,
@@ -128,7 +132,7 @@ function githubClient(p: OidcProviderConfig, redirectUri: string): ProviderClien
     return response.json();
   };
   return {
-    id: p.id, name: p.name, type: p.type,
+    id: p.id, name: p.name, type: p.type, linkByEmail: p.linkByEmail,
     async authorizationUrl(checks) {
       const challenge = await oidc.calculatePKCECodeChallenge(checks.verifier);
       return oidc.buildAuthorizationUrl(await configuration(), authorizationParameters(p, redirectUri, checks, challenge));

@@ -1,15 +1,18 @@
 /** Schemes that run code or read files instead of opening an app or a page. */
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
 const REDIRECT_URI_MAX = 2048;
+/** The dashboard's own page for a provider's answer (dashboard/src/lib/provider-sign-in.ts). */
+export const DASHBOARD_CALLBACK_PATH = '/oidc-callback';
 
 /**
- * Where a finished provider sign-in may send its one-time code: a page of this server
- * (PUBLIC_URL's origin: the dashboard), an origin in CORS_ORIGINS (a web app), or a URL under
- * APP_LINK_URL (a mobile app's scheme or universal link). Anything else would be an open
- * redirect that hands codes to a stranger (PKCE still guards them, but no code should leave).
+ * Where a finished provider sign-in may send its one-time code: the dashboard's callback page,
+ * a web app's page listed in OIDC_REDIRECT_URIS (exactly), or a URL under APP_LINK_URL (an app's
+ * scheme or universal link). Compared in the URL's normal form, so dot segments, backslashes or
+ * encoded dots cannot walk out of APP_LINK_URL. A code sent anywhere else could be read there by
+ * whoever started the sign-in (PKCE protects only a sign-in the app itself started).
  */
-export function redirectUriChecker(config: { publicUrl: string; corsOrigins: string[]; appLinkUrl?: string | undefined }): (uri: string) => boolean {
-  const origins = new Set([new URL(config.publicUrl).origin, ...config.corsOrigins.filter((o) => o !== '*')]);
+export function redirectUriChecker(config: { publicUrl: string; oidcRedirectUris: string[]; appLinkUrl?: string | undefined }): (uri: string) => boolean {
+  const exact = new Set([`${config.publicUrl}${DASHBOARD_CALLBACK_PATH}`, ...config.oidcRedirectUris]);
   const appLink = config.appLinkUrl;
   return (uri) => {
     if (uri.length > REDIRECT_URI_MAX) return false;
@@ -19,8 +22,9 @@ export function redirectUriChecker(config: { publicUrl: string; corsOrigins: str
     } catch {
       return false;
     }
-    if (FORBIDDEN_SCHEMES.has(url.protocol) || url.hash || url.username || url.password) return false;
-    if ((url.protocol === 'https:' || url.protocol === 'http:') && origins.has(url.origin)) return true;
+    // Only a URL already in normal form: what is checked is what the browser will open.
+    if (url.href !== uri || FORBIDDEN_SCHEMES.has(url.protocol) || url.hash || url.username || url.password) return false;
+    if (exact.has(uri)) return true;
     // Under APP_LINK_URL: the same URL, or a path below it (never a sibling such as /auth-evil).
     return appLink !== undefined && (uri === appLink || uri.startsWith(`${appLink}/`) || uri.startsWith(`${appLink}?`));
   };

@@ -29,7 +29,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
     schema: {
       tags, operationId: 'enrolTotp', summary: 'Start TOTP enrolment: a secret to scan',
       description: 'Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
-      body: EnrolTotpBody, response: { 200: TotpEnrolment, ...problemResponses([400, 409, 413, 415, 429]) },
+      body: EnrolTotpBody, response: { 200: TotpEnrolment, ...problemResponses([400, 403, 409, 413, 415, 429]) },
     },
   }, async (request) => mfa.enrolTotp(requireAccount(request), requireAuth(request).sessionId!, request.body.password));
 

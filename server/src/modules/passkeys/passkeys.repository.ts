@@ -10,6 +10,8 @@ export function createPasskeysRepository(db: Kysely<Database>) {
     listForUser: (userId: string) => db.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').execute(),
     countForUser: async (userId: string): Promise<number> =>
       Number((await db.selectFrom('passkeys').select((eb) => eb.fn.countAll<number | string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n),
+    isOwnedBy: async (userId: string, id: string): Promise<boolean> =>
+      (await db.selectFrom('passkeys').select('id').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()) !== undefined,
     findByCredentialId: (credentialId: string) => db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst(),
     insert: async (row: Insertable<PasskeysTable>): Promise<void> => {
       await db.insertInto('passkeys').values(row).execute();

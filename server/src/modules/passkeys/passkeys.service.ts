@@ -8,7 +8,9 @@ import { AppError, fieldError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { cleanName } from '../../core/names.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
+import type { DialectName } from '../../infra/db/database.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
+import { keepAnotherWayIn } from '../accounts/ways-in.js';
 import { recordEvent } from '../events/event-outbox.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
@@ -32,6 +34,7 @@ export interface PasskeysServiceDeps {
   sessions: SessionsService;
   securityLog: SecurityLog;
   clock: Clock;
+  dialect: DialectName;
   webauthn: { rpId: string; rpName: string; origins: string[] };
   requireEmailVerification: boolean;
   onEvent?: () => void;
@@ -142,6 +145,9 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
     async remove(user: UserRow, id: string, client: ClientInfo): Promise<void> {
       const userId = user.id;
       const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
+        if (!(await createPasskeysRepository(trx).isOwnedBy(userId, id))) return { removed: undefined, deliveries: 0 };
+        // An account without a password keeps a passkey or a provider.
+        await keepAnotherWayIn(trx, deps.dialect, userId);
         const removed = await repo.remove(trx, userId, id);
         if (!removed) return { removed, deliveries: 0 };
         return { removed, deliveries: (await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: id, name: removed.name } })).deliveries };

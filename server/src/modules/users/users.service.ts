@@ -71,12 +71,17 @@ export function createUsersService(deps: UsersServiceDeps) {
 
     /**
      * Confirms the owner before a new way into the account is added (an authenticator, a passkey,
-     * a provider): the password when the account has one; on one made through a provider (no
-     * password), a sign-in within the last `recentSignInSeconds`. Whoever holds only a stolen
-     * access token can do neither.
+     * a provider): a confirmed email address, and the password when the account has one; on one
+     * made through a provider (no password), a sign-in within the last `recentSignInSeconds`.
+     * Whoever holds only a stolen access token can do neither.
      */
     async confirmOwner(userId: string, sessionId: string, password: string | undefined, field: string): Promise<void> {
       const user = await freshUser(userId);
+      // Whoever registered someone else's address first must not plant a way in (a passkey, a
+      // provider, an authenticator) that outlives the owner taking the account back by mail.
+      if (user.email_verified !== 1) {
+        throw new AppError('email_not_verified', 'Confirm your email address first: a new way into the account (an authenticator app, a passkey, a sign-in provider) needs a confirmed address.');
+      }
       if (hasPassword(user)) {
         if (password === undefined) throw fieldError(field, 'required', 'Enter your password to confirm it is you.');
         return checkPassword(user, password, field);

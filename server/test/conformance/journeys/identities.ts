@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signInAtProvider } from '../../provider-browser.js';
 import type { ContractClient } from '../contract-client.js';
-import { signUp, uniqueEmail, type GetContext } from '../context.js';
+import { confirmEmail, signUp, uniqueEmail, type GetContext } from '../context.js';
 import { APP_LINK_URL, OFFLINE_PROVIDER, OIDC_PROVIDER } from '../stack.js';
 
 const REDIRECT_URI = `${APP_LINK_URL}/oidc`;
@@ -94,6 +94,7 @@ export function identitiesJourney(ctx: GetContext): void {
 
     it('links a provider in settings with the password, refuses it twice, and unlinks it', async () => {
       const actor = await signUp(ctx().api, 'oidc-link');
+      await confirmEmail(ctx().stack, actor);
       const someone = person();
       const first = await providerCode(actor.api, someone.id);
       await actor.api.call('linkIdentity', { token: actor.access, json: { code: first.code, code_verifier: first.verifier } }, 400);

@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import { describe, expect, it } from 'vitest';
-import { NEW_PASSWORD, signUp, type Actor, type GetContext } from '../context.js';
+import { confirmEmail, NEW_PASSWORD, signUp, type Actor, type GetContext } from '../context.js';
 
 /** An actor who turned TOTP on: its authenticator and its recovery codes (each proof below spends one). */
 async function withTotp(actor: Actor) {
@@ -15,6 +15,7 @@ export function mfaJourney(ctx: GetContext): void {
   describe('second factors', () => {
     it('enrols TOTP, then a login needs the factor and a spent code is refused', async () => {
       const actor = await signUp(ctx().api, 'mfa');
+      await confirmEmail(ctx().stack, actor);
       expect((await actor.api.call('getMfa', { token: actor.access }, 200)).body.totp.status).toBe('disabled');
       await actor.api.call('confirmTotp', { token: actor.access, json: { code: '123456' } }, 409);
       const { recovery } = await withTotp(actor);
@@ -39,6 +40,7 @@ export function mfaJourney(ctx: GetContext): void {
       const ctxNow = ctx();
       const admin = await ctxNow.admin();
       const actor = await signUp(ctxNow.api, 'mfa-disabled');
+      await confirmEmail(ctxNow.stack, actor);
       const { recovery } = await withTotp(actor);
       const challenge = await actor.api.call('login', { json: { username: actor.email, password: actor.password } }, 403);
       await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: actor.id }, json: { disabled: true } }, 200);
@@ -48,6 +50,7 @@ export function mfaJourney(ctx: GetContext): void {
 
     it('steps up for sensitive changes, renews recovery codes, and turns TOTP off', async () => {
       const actor = await signUp(ctx().api, 'mfa-step-up');
+      await confirmEmail(ctx().stack, actor);
       const { recovery } = await withTotp(actor);
       // The session that confirmed the factor proved it: new keys and codes need nothing more.
       await actor.api.call('createApiKey', { token: actor.access, json: { name: 'with factor' } }, 201);
@@ -73,6 +76,7 @@ export function mfaJourney(ctx: GetContext): void {
 
     it('answers 403 mfa_required where a session has not proved its factor', async () => {
       const actor = await signUp(ctx().api, 'mfa-required');
+      await confirmEmail(ctx().stack, actor);
       const first = await actor.api.call('login', { json: { username: actor.email, password: actor.password } }, 200);
       const { recovery } = await withTotp(actor);
       // `first` logged in with the password before the factor existed.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../../soft-authenticator.js';
-import { signUp, type GetContext } from '../context.js';
+import { confirmEmail, signUp, type GetContext } from '../context.js';
 import { PASSKEY_ORIGIN } from '../stack.js';
 
 /** Passkeys: add (with a software authenticator), list, rename, sign in without a password, remove. */
@@ -8,6 +8,7 @@ export function passkeysJourney(ctx: GetContext): void {
   describe('passkeys', () => {
     it('adds a passkey, signs in with it alone, renames and removes it', async () => {
       const actor = await signUp(ctx().api, 'passkey');
+      await confirmEmail(ctx().stack, actor);
       const authenticator = new SoftAuthenticator(PASSKEY_ORIGIN);
       const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access, json: { password: actor.password } }, 200);
       const credential = authenticator.create(options.body.options);
@@ -38,6 +39,7 @@ export function passkeysJourney(ctx: GetContext): void {
       const c = ctx();
       const admin = await c.admin();
       const actor = await signUp(c.api, 'passkey-disabled');
+      await confirmEmail(c.stack, actor);
       const authenticator = new SoftAuthenticator(PASSKEY_ORIGIN);
       const options = await actor.api.call('passkeyRegistrationOptions', { token: actor.access, json: { password: actor.password } }, 200);
       await actor.api.call('addPasskey', { token: actor.access, json: { challenge_id: options.body.challenge_id, credential: authenticator.create(options.body.options) } }, 201);
