@@ -60,4 +60,36 @@ describe('config', () => {
   it('keeps the log mailer outside production: SMTP_URL stays optional', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).smtpUrl).toBeUndefined();
   });
+
+  it('reads OIDC_PROVIDERS with defaults per type, and OIDC_REDIRECT_URIS', () => {
+    const config = loadConfig({
+      OIDC_PROVIDERS: JSON.stringify([
+        { id: 'google', issuer: 'https://accounts.google.com/', client_id: 'c', client_secret: 's' },
+        { id: 'github', type: 'github', client_id: 'c', client_secret: 's' },
+        { id: 'corp', issuer: 'http://localhost:9000', client_id: 'c', client_secret: 's', link_by_email: false, authorization_params: { prompt: 'login' } },
+      ]),
+      OIDC_REDIRECT_URIS: 'https://app.example.com/auth/callback',
+    });
+    expect(config.oidcProviders).toEqual([
+      { id: 'google', name: 'Google', type: 'oidc', issuer: 'https://accounts.google.com', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: {}, linkByEmail: true },
+      { id: 'github', name: 'GitHub', type: 'github', issuer: 'https://github.com', clientId: 'c', clientSecret: 's', scopes: ['read:user', 'user:email'], authorizationParams: {}, linkByEmail: true },
+      { id: 'corp', name: 'Corp', type: 'oidc', issuer: 'http://localhost:9000', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: { prompt: 'login' }, linkByEmail: false },
+    ]);
+    expect(config.oidcRedirectUris).toEqual(['https://app.example.com/auth/callback']);
+  });
+
+  it('refuses OIDC_PROVIDERS and OIDC_REDIRECT_URIS it cannot use, naming the variable', () => {
+    const bad = [
+      'not json', '{}', '[{"id":"Google","issuer":"https://a.example","client_id":"c","client_secret":"s"}]',
+      '[{"id":"a","issuer":"http://idp.example","client_id":"c","client_secret":"s"}]',
+      '[{"id":"a","issuer":"https://a.example","client_id":"c"}]',
+      '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s","scopes":["email"]}]',
+      '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s","authorization_params":{"redirect_uri":"https://evil.example"}}]',
+      '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s"},{"id":"a","issuer":"https://b.example","client_id":"c","client_secret":"s"}]',
+    ];
+    for (const value of bad) expect(() => loadConfig({ OIDC_PROVIDERS: value }), value).toThrow(/^config: OIDC_PROVIDERS /);
+    for (const value of ['https://app.example.com/cb#x', 'myapp://auth', 'https://APP.example.com/cb', 'https://app.example.com/a/../cb']) {
+      expect(() => loadConfig({ OIDC_REDIRECT_URIS: value }), value).toThrow(/^config: OIDC_REDIRECT_URIS /);
+    }
+  });
 });
