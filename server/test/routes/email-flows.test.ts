@@ -55,7 +55,7 @@ describe(`email verification and password reset over real SMTP (${dialect})`, ()
     expect((await t.request({ method: 'POST', url: '/v1/auth/email/verify', payload: { token: newest } })).statusCode).toBe(204);
   });
 
-  it('resets a forgotten password: old password and other sessions die, a notice is mailed', async () => {
+  it('resets a forgotten password: old password and other sessions die, the address counts as confirmed, a notice is mailed', async () => {
     const user = await t.signUp();
     const otherSession = await t.login(user.email, user.password);
     const forgot = await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: user.email.toUpperCase() } });
@@ -75,7 +75,10 @@ describe(`email verification and password reset over real SMTP (${dialect})`, ()
       expect((await t.request({ method: 'POST', url: '/v1/auth/refresh', payload: { refresh_token: session.refresh_token } })).statusCode).toBe(401);
     }
     expect((await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: user.email, password: user.password } })).statusCode).toBe(401);
-    expect((await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: user.email, password: NEW_PASSWORD } })).statusCode).toBe(200);
+    const fresh = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { username: user.email, password: NEW_PASSWORD } });
+    expect(fresh.statusCode).toBe(200);
+    // The reset link came by mail: following it proves the address, as the verification link does.
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(fresh.json().access_token) })).json().email_verified).toBe(true);
     const notice = await inbox.waitFor(user.email, /Your password was changed/);
     expect(notice.text).toContain('every session was signed out');
   });

@@ -102,7 +102,8 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
 
     /**
      * Sets the new password and signs out every session; with `revokeApiKeys` (a reset usually
-     * follows a compromise) every API key goes too, in the same transaction as the password.
+     * follows a compromise) every API key goes too, in the same transaction as the password. The
+     * link came by mail, so following it confirms the address as a verification link would.
      */
     async reset(token: string, password: string, client: ClientInfo, options: { revokeApiKeys?: boolean } = {}): Promise<void> {
       // Check the password before spending the token, so a refused password leaves the link usable.
@@ -113,7 +114,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
         const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
-        await trx.updateTable('users').set({ password_hash: hash, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
+        await trx.updateTable('users').set({ password_hash: hash, email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
         return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined };
       });
       await keys?.announce();
