@@ -6,6 +6,7 @@ import type { SessionsService, TokenResponse } from '../sessions/sessions.servic
 import { hasPassword, normalizeEmail, type UsersRepository } from '../users/users.repository.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { PasswordHasher } from './password-hasher.js';
+import { assertMaySignIn } from './sign-in-rules.js';
 
 /** Failed-login windows: per email as configured, per IP ten times that (one NAT, many people). */
 const FAILURE_WINDOW_S = 15 * 60;
@@ -53,10 +54,7 @@ export function createLoginService(deps: LoginDeps) {
       // which refuse the account, not the password.
       await attempts.giveBack(attempt);
       // Only after the password matched: these answers must not help anyone probe for accounts.
-      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-      if (deps.requireEmailVerification && !user.email_verified) {
-        throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
-      }
+      assertMaySignIn(user, deps.requireEmailVerification);
       // A second factor is due: no session yet, only a short-lived token for POST /v1/auth/mfa/verify.
       if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id);
       // The `sign_in` event only after the session exists, so the account's history never shows a

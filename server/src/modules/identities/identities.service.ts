@@ -10,6 +10,7 @@ import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
 import { keepAnotherWayIn } from '../accounts/ways-in.js';
 import type { Kysely } from 'kysely';
+import { assertMaySignIn } from '../auth/sign-in-rules.js';
 import { recordEvent } from '../events/event-outbox.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
@@ -28,6 +29,7 @@ const CODE_PREFIX = 'gthc_';
 const EMAIL_MAX = 254;
 const SUBJECT_MAX = 255;
 const CONTROL = /[\p{Cc}\p{Cf}]/u;
+const withoutControl = (text: string) => text.replace(/[\p{Cc}\p{Cf}]/gu, '');
 /** One @, something on both sides, nothing a mail system would not route. */
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -67,7 +69,7 @@ function verifierMatches(verifier: string, challenge: string): boolean {
 
 /** A provider's display name, made fit for an account (no control characters, at most NAME_MAX). */
 function accountName(claims: { name: string | null }, email: string): string {
-  const cleaned = [...(claims.name ?? '').replace(/[\p{Cc}\p{Cf}]/gu, '').trim()].slice(0, NAME_MAX).join('').trim();
+  const cleaned = [...withoutControl(claims.name ?? '').trim()].slice(0, NAME_MAX).join('').trim();
   return cleaned || email.split('@')[0]!.slice(0, NAME_MAX) || 'User';
 }
 
@@ -232,7 +234,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       const email = address.length <= EMAIL_MAX && EMAIL_SHAPE.test(address) && !CONTROL.test(address) ? address : null;
       await repo.insertCode({
         code_hash: sha256Hex(code), provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
-        name: claims.name ? [...claims.name.replace(/[\p{Cc}\p{Cf}]/gu, '')].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
+        name: claims.name ? [...withoutControl(claims.name)].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
         created_at: isoTime(createdMs), expires_at: isoTime(createdMs + CODE_TTL_S * 1000),
       });
       return back({ code });
@@ -249,8 +251,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         if (!isUniqueViolation(error)) throw error;
         user = await accountFor(code, client);
       }
-      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-      if (deps.requireEmailVerification && !user.email_verified) throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
+      assertMaySignIn(user, deps.requireEmailVerification);
       if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc']);
       const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
       await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });

@@ -1,5 +1,3 @@
-/** Schemes that run code or read files instead of opening an app or a page. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
 const REDIRECT_URI_MAX = 2048;
 /** The dashboard's own page for a provider's answer (dashboard/src/lib/provider-sign-in.ts). */
 export const DASHBOARD_CALLBACK_PATH = '/oidc-callback';
@@ -22,8 +20,9 @@ export function redirectUriChecker(config: { publicUrl: string; oidcRedirectUris
     } catch {
       return false;
     }
-    // Only a URL already in normal form: what is checked is what the browser will open.
-    if (url.href !== uri || FORBIDDEN_SCHEMES.has(url.protocol) || url.hash || url.username || url.password) return false;
+    // Only a URL already in normal form: what is checked is what the browser will open. The exact
+    // ones and APP_LINK_URL were checked by config.ts (schemes, credentials, fragments).
+    if (url.href !== uri || url.hash) return false;
     if (exact.has(uri)) return true;
     // Under APP_LINK_URL: the same URL, or a path below it (never a sibling such as /auth-evil).
     return appLink !== undefined && (uri === appLink || uri.startsWith(`${appLink}/`) || uri.startsWith(`${appLink}?`));

@@ -11,6 +11,7 @@ import { isoTime, type Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { keepAnotherWayIn } from '../accounts/ways-in.js';
+import { assertMaySignIn } from '../auth/sign-in-rules.js';
 import { recordEvent } from '../events/event-outbox.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
@@ -193,8 +194,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       if (!(await repo.recordUse(passkey.id, passkey.counter, verification.authenticationInfo.newCounter, now()))) throw refused();
       const user = await deps.users.findById(passkey.user_id);
       if (!user) throw refused();
-      if (user.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
-      if (deps.requireEmailVerification && !user.email_verified) throw new AppError('email_not_verified', 'Confirm your email address first: follow the link we sent, or ask for a new one.');
+      assertMaySignIn(user, deps.requireEmailVerification);
       // A passkey proves possession and (usually) the user's presence and verification: it is the
       // whole sign-in, and counts as a proved factor for step-up.
       const tokens = await deps.sessions.start(user.id, client, { amr: ['webauthn'], factorProved: true });
