@@ -132,13 +132,13 @@ export function createSessionsService(deps: SessionsServiceDeps) {
       return tokensFor(found.user_id, found.session_id, found.amr, next);
     },
 
-    /** When a second factor was last proved in this live session of `userId` (null: never, or not theirs). */
     /** When this live session of `userId` began (null: not theirs, or revoked). */
     async startedAt(userId: string, sessionId: string): Promise<string | null> {
       const row = await sessions.findById(sessionId);
       return row && row.user_id === userId && row.revoked_at === null ? row.created_at : null;
     },
 
+    /** When a second factor was last proved in this live session of `userId` (null: never, or not theirs). */
     async factorProvedAt(userId: string, sessionId: string): Promise<string | null> {
       const row = await sessions.findById(sessionId);
       return row && row.user_id === userId && row.revoked_at === null ? row.factor_verified_at : null;
