@@ -23,6 +23,7 @@ const INTS = {
   API_KEYS_PER_ACCOUNT: IntString(1, 100_000),
   WEBHOOKS_PER_ACCOUNT: IntString(1, 10_000),
   MFA_STEP_UP_SECONDS: IntString(30, 86_400),
+  STREAM_HEARTBEAT_SECONDS: IntString(1, 300),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -84,6 +85,8 @@ export const Config = Type.Object({
     apiKeysPerAccount: Type.Integer(),
     webhooksPerAccount: Type.Integer(),
   }),
+  /** Live streams (modules/streams/): seconds between heartbeat comments on an idle stream. */
+  streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
@@ -253,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiKeysPerAccount: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
       webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
     },
+    streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     webauthn: readWebauthn(env, publicUrl),
     oidcProviders: readOidcProviders(env),

@@ -19,6 +19,9 @@ import { createAccountEmailService, type AccountEmailService } from './modules/e
 import { createEmailTokens } from './modules/email/email-tokens.js';
 import { createSecurityLog, type SecurityLog } from './modules/security-log/security-log.js';
 import { createWebhooks, type Webhooks } from './modules/webhooks/webhooks.module.js';
+import { createMemoryLiveNotices, createRedisLiveNotices, type LiveNotices } from './modules/streams/live-notices.js';
+import { createMemoryStreamSlots, createRedisStreamSlots, type StreamSlots } from './modules/streams/stream-slots.js';
+import { createStreams, type Streams } from './modules/streams/streams.module.js';
 import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
 import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -74,6 +77,8 @@ export interface Dependencies {
   accountEmail: AccountEmailService;
   /** Webhook endpoints API and this instance's delivery worker (started here, stopped by close). */
   webhooks: Webhooks;
+  /** Live streams (chat and account events) open on this instance. */
+  streams: Streams;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -90,6 +95,8 @@ export interface DependencyOverrides {
 
 interface Shared {
   bus: Bus;
+  liveNotices: LiveNotices;
+  streamSlots: StreamSlots;
   limiter: RateLimiter;
   attempts: AttemptLimiter;
   readiness: ReadinessCheck[];
@@ -101,7 +108,10 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
   const memoryLimiter = createMemoryRateLimiter(() => clock.now());
   const memoryAttempts = createMemoryAttemptLimiter({ now: () => clock.now() });
   if (!config.redisUrl) {
-    return { bus: createMemoryBus(), limiter: memoryLimiter, attempts: memoryAttempts, readiness: [], close: () => memoryLimiter.close() };
+    return {
+      bus: createMemoryBus(), liveNotices: createMemoryLiveNotices(), streamSlots: createMemoryStreamSlots(),
+      limiter: memoryLimiter, attempts: memoryAttempts, readiness: [], close: () => memoryLimiter.close(),
+    };
   }
   const log = overrides.logger;
   let lastConnectionError = 0;
@@ -114,16 +124,21 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
   };
   const commands: Redis = await connectRedis(config.redisUrl, 'commands', onRedisError);
   const subscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
+  // Its own connection: it subscribes and unsubscribes per account as streams open and close.
+  const liveSubscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
   const prefix = overrides.redisKeyPrefix ?? 'gatehouse:';
   const fallbackNotice = (error: unknown) => log?.error({ err: error }, 'redis limiter failed: limiting per instance until it is back');
   return {
     bus: await createRedisBus({ publisher: commands, subscriber, onError: onRedisError }),
+    liveNotices: createRedisLiveNotices({ publisher: commands, subscriber: liveSubscriber, prefix, onError: onRedisError }),
+    streamSlots: createRedisStreamSlots({ redis: commands, prefix, now: () => clock.now(), onError: onRedisError }),
     limiter: withFallback(createRedisRateLimiter(commands, `${prefix}rl:`, () => clock.now()), memoryLimiter, fallbackNotice),
     attempts: attemptLimiterWithFallback(createRedisAttemptLimiter(commands, `${prefix}attempts:`, () => clock.now()), memoryAttempts, fallbackNotice),
     readiness: [{ name: 'redis', check: async () => void (await commands.ping()) }],
     async close() {
       await memoryLimiter.close();
       subscriber.disconnect();
+      liveSubscriber.disconnect();
       commands.disconnect();
     },
   };
@@ -149,7 +164,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       sessions: createSessionsRepository(database.db, database.dialect), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       onRefreshTokenReuse: ({ userId, sessionId, client }) => void securityLog.record(userId, 'refresh_token_reused', client, { session_id: sessionId }),
-      onEvent: events.notify,
+      onEvent: events.committed,
     });
     await sessions.loadRecentRevocations();
     // Messages sent while our subscription was down are lost: reload what they would have said.
@@ -157,10 +172,10 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usersRepository = createUsersRepository(database.db);
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
-    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.notify });
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
-      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.notify, attempts, maxFailures: config.loginMaxFailures,
+      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
@@ -169,19 +184,19 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const mfa = createMfaService({
       repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword, confirmOwner: users.confirmOwner,
-      maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.notify,
+      maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.committed,
       notify: accountEmail.notifySecurityChange,
     });
     const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({
       repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, dialect: database.dialect, webauthn: config.webauthn,
-      requireEmailVerification: config.requireEmailVerification, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+      requireEmailVerification: config.requireEmailVerification, onEvent: events.committed, notify: accountEmail.notifySecurityChange,
     });
     const identities = createIdentitiesService({
       repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
       providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
       isAllowedRedirect: redirectUriChecker(config), requireEmailVerification: config.requireEmailVerification, confirmOwner: users.confirmOwner,
-      dialect: database.dialect, onEvent: events.notify, notify: accountEmail.notifySecurityChange,
+      dialect: database.dialect, onEvent: events.committed, notify: accountEmail.notifySecurityChange,
       warn: (detail, message) => overrides.logger?.warn(detail, message),
     });
     const login = createLoginService({
@@ -189,10 +204,14 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
     const admin = createAdminService({ db: database.db, accounts, sessions, clock });
-    const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.notify });
-    const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.notify });
+    const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
+    const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
     webhooks.worker.start();
+    const streams = createStreams({
+      db: database.db, bus, accounts, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
+      heartbeatSeconds: config.streamHeartbeatSeconds, onError,
+    });
     const eventRetention = createEventRetention({ db: database.db, clock, onError });
     eventRetention.start();
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
@@ -201,10 +220,11 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, mailer, securityLog, accountEmail,
+      users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database
+        await streams.close();
         eventRetention.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();

@@ -33,6 +33,7 @@ import { usersRoutes } from './modules/users/users.routes.js';
 import { Me, User } from './modules/users/users.schemas.js';
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { streamsRoutes } from './modules/streams/streams.routes.js';
 
 /** The dependencies, and what app.ts itself made for this app (its metrics registry). */
 export type ModuleDeps = Dependencies & { metrics: Registry };
@@ -59,6 +60,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'admin', schemas: [AdminUser], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
   { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
   { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
+  { name: 'streams', register: (v1, d) => v1.register(streamsRoutes, { streams: d.streams.service, registry: d.streams.registry, chats: d.chats }) },
   { name: 'webhooks', schemas: [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery], register: (v1, d) => v1.register(webhooksRoutes, { webhooks: d.webhooks.service }) },
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
 ];

@@ -7,6 +7,10 @@ export interface AuthContext {
   scopes: ReadonlySet<string>;
   /** The key's id when the credential is an API key. */
   apiKeyId?: string;
+  /** The SHA-256 (hex) the key is stored under, as revocations name it. */
+  apiKeyHash?: string;
+  /** When the credential stops authenticating (epoch ms); null: never (a key without expiry). */
+  expiresAt: number | null;
 }
 
 /** Turns an API key's secret into its AuthContext (modules/api-keys/api-key-verifier.ts), for the authenticate step. */

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   limit_reached: { status: 422, title: 'Limit reached' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
+  too_many_streams: { status: 429, title: 'Too many open streams' },
   header_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },

@@ -18,6 +18,14 @@ export const TIER_LIMITS: Record<Tier, Limits> = {
   enterprise: { per_minute: 1_000, per_day: 100_000 },
 };
 
+/** Live streams (chat and event streams) an account may hold open at once, per tier. */
+export const TIER_STREAMS: Record<Tier, number> = { free: 5, hobby: 5, standard: 50, pro: 50, enterprise: 50 };
+
+/** An enterprise account's own number wins over the tier's. */
+export function streamCapFor(user: { tier: string; limit_streams: number | null }): number {
+  return user.limit_streams ?? TIER_STREAMS[isTier(user.tier) ? user.tier : 'free'];
+}
+
 export function isTier(value: string): value is Tier {
   return (TIERS as readonly string[]).includes(value);
 }

@@ -54,7 +54,7 @@ const BEARER = /^Bearer +(\S+) *$/i;
 
 function sessionContext(deps: Pick<AuthenticateDeps, 'revocations'>, claims: AccessClaims): AuthContext {
   if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
-  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes };
+  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface UsersTable {
   chat_count: Generated<number>;
   api_key_count: Generated<number>;
   webhook_count: Generated<number>;
+  /** Open live streams allowed at once; null: the tier's number (migration 0011). */
+  limit_streams: number | null;
 }
 
 export interface SessionsTable {
@@ -100,6 +102,10 @@ export interface MessagesTable {
   role: string;
   content: string;
   created_at: string;
+  /** 'completed', or 'streaming' while an agent runtime appends deltas (migration 0011). */
+  status: Generated<string>;
+  /** The sequence number of the last delta appended (0: none). */
+  delta_sequence: Generated<number>;
 }
 
 export interface WebhookEndpointsTable {
@@ -121,6 +127,16 @@ export interface EventsTable {
   type: string;
   data: string; // JSON
   created_at: string;
+  /** The account's event number, in commit order (migration 0011); null on events from before it. */
+  seq: number | null;
+  /** The chat the event is about, for its live stream. */
+  chat_id: string | null;
+}
+
+/** The last event number of each account (migration 0011). */
+export interface EventSequencesTable {
+  user_id: string;
+  seq: number;
 }
 
 export interface DeliveriesTable {
@@ -288,6 +304,7 @@ export interface Database {
   messages: MessagesTable;
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;
+  event_sequences: EventSequencesTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -8,6 +8,7 @@ import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accoun
 import type { DialectName } from '../../infra/db/database.js';
 import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { recordEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
 
@@ -28,7 +29,7 @@ const agentsBefore = preparedQuery((q, $: { userId: string; cursor: string; limi
 const insertAgent = preparedQuery((q, $: AgentRow) => q.insertInto('agents').values(eachParam($, AGENT_COLUMNS)));
 
 /** Agents belong to one account; every query is scoped by user_id, so another account sees 404. */
-export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: () => void }) {
+export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: OnEventsCommitted }) {
   const { db, dialect, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
   const find = (q: Kysely<Database>, userId: string, id: string) => findAgent.first({ userId, id }, q);
@@ -40,12 +41,12 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
         id: newId('agent'), user_id: userId, name: cleanName(body.name), description: body.description ?? '', instructions: body.instructions ?? '',
         model: body.model, metadata: JSON.stringify(body.metadata ?? {}), created_at: now, updated_at: now,
       };
-      const { deliveries } = await db.transaction().execute(async (trx) => {
+      const recorded = await db.transaction().execute(async (trx) => {
         await takeCapacity(trx, userId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
         await insertAgent.run(row, trx);
         return recordEvent(trx, clock, { userId, type: 'agent.created', data: presentAgent(row) });
       });
-      if (deliveries) deps.onEvent();
+      deps.onEvent(recorded);
       return row;
     },
 
@@ -61,7 +62,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
     },
 
     async update(userId: string, id: string, body: UpdateAgentBody): Promise<AgentRow> {
-      const { next: updated, deliveries } = await db.transaction().execute(async (trx) => {
+      const { next: updated, recorded } = await db.transaction().execute(async (trx) => {
         const row = await find(trx, userId, id);
         if (!row) throw notFound();
         const next: AgentRow = {
@@ -74,16 +75,15 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
           updated_at: isoTime(clock.now()),
         };
         await trx.updateTable('agents').set(next).where('id', '=', id).where('user_id', '=', userId).execute();
-        const { deliveries } = await recordEvent(trx, clock, { userId, type: 'agent.updated', data: presentAgent(next) });
-        return { next, deliveries };
+        return { next, recorded: await recordEvent(trx, clock, { userId, type: 'agent.updated', data: presentAgent(next) }) };
       });
-      if (deliveries) deps.onEvent();
+      deps.onEvent(recorded);
       return updated;
     },
 
     /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(userId: string, id: string): Promise<void> {
-      const { deliveries } = await db.transaction().execute(async (trx) => {
+      const recorded = await db.transaction().execute(async (trx) => {
         await lockAccount(trx, dialect, userId); // the account first, as every cap change does
         const chats = await trx.deleteFrom('chats').where('user_id', '=', userId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
@@ -92,7 +92,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
         await releaseCapacity(trx, userId, 'chat_count', Number(chats.numDeletedRows));
         return recordEvent(trx, clock, { userId, type: 'agent.deleted', data: { id } });
       });
-      if (deliveries) deps.onEvent();
+      deps.onEvent(recorded);
     },
   };
 }

@@ -105,7 +105,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
       const scopes = new Set(row.scopes.split(' ').filter(Boolean));
       const entry: CachedKey = {
         id: row.id, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null, cachedAt: now,
-        auth: Object.freeze({ userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes, apiKeyId: row.id }),
+        auth: Object.freeze({ userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes, apiKeyId: row.id, apiKeyHash: row.secret_hash, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }),
       };
       // A revocation announced while we read the row put the hash in `unknown`: do not cache a
       // key that is already revoked (it was not blocked before the read, or we would have thrown).

@@ -11,13 +11,14 @@ import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
 import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
 
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 
-export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: DialectName; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: () => void }) {
+export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: DialectName; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: OnEventsCommitted }) {
   const { repo, bus, clock } = deps;
   return {
     async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
@@ -45,12 +46,12 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
         last_used_at: null,
         revoked_at: null,
       };
-      const { deliveries } = await repo.db.transaction().execute(async (trx) => {
+      const recorded = await repo.db.transaction().execute(async (trx) => {
         await takeCapacity(trx, userId, 'api_key_count', deps.maxActiveKeys, 'active API keys; revoke one first');
         await createApiKeysRepository(trx).insert(row);
         return recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row) });
       });
-      if (deliveries) deps.onEvent();
+      deps.onEvent(recorded);
       return { row, key };
     },
 
@@ -66,15 +67,15 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(userId: string, id: string): Promise<void> {
-      const { hash, deliveries } = await repo.db.transaction().execute(async (trx) => {
+      const { hash, recorded } = await repo.db.transaction().execute(async (trx) => {
         await lockAccount(trx, deps.dialect, userId); // the account first, as a password reset's revoke-all does
         const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
-        if (!revoked) return { hash: undefined, deliveries: 0 };
+        if (!revoked) return { hash: undefined, recorded: undefined };
         await releaseCapacity(trx, userId, 'api_key_count');
-        return { hash: revoked, ...(await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } })) };
+        return { hash: revoked, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
       });
-      if (!hash) throw new AppError('not_found', 'No API key with this id.');
-      if (deliveries) deps.onEvent();
+      if (!hash || !recorded) throw new AppError('not_found', 'No API key with this id.');
+      deps.onEvent(recorded);
       await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
     },
 
@@ -86,16 +87,16 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     async revokeAllWithin(trx: Kysely<Database>, userId: string): Promise<{ ids: string[]; announce(): Promise<void> }> {
       const revoked = await createApiKeysRepository(trx).revokeAllForUser(userId, isoTime(clock.now()));
       const ids = revoked.map((r) => r.id);
-      let deliveries = 0;
+      let recorded: RecordedEvent | undefined;
       if (ids.length) {
         await releaseCapacity(trx, userId, 'api_key_count', ids.length);
-        deliveries = (await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { ids } })).deliveries;
+        recorded = await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { ids } });
       }
       return {
         ids,
         async announce() {
           if (revoked.length === 0) return;
-          if (deliveries) deps.onEvent();
+          if (recorded) deps.onEvent(recorded);
           await bus.publish({ type: 'api-keys-revoked', hashes: revoked.map((r) => r.secret_hash) });
         },
       };

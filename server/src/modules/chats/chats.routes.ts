@@ -5,15 +5,20 @@ import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import { isId } from '../../core/ids.js';
-import { ChatListQuery, CreateChatBody, CreateMessageBody } from './chats.schemas.js';
+import { ChatListQuery, CreateChatBody, CreateMessageBody, MessageDeltaBody, UpdateChatBody } from './chats.schemas.js';
 import { presentChat, presentMessage, type ChatsService } from './chats.service.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const MessageParams = Type.Object({ id: Type.String({ maxLength: 64 }), message_id: Type.String({ maxLength: 64 }) });
 
 export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = async (app, { chats }) => {
   const tags = ['Chats'];
   const chatId = (id: string) => {
     if (!isId('chat', id)) throw new AppError('not_found', 'No chat with this id.');
+    return id;
+  };
+  const messageId = (id: string) => {
+    if (!isId('message', id)) throw new AppError('not_found', 'No message with this id in this chat.');
     return id;
   };
 
@@ -41,6 +46,11 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
     schema: { tags, operationId: 'getChat', summary: 'One chat', params: IdParams, response: { 200: Type.Ref('Chat'), ...problemResponses([404]) } },
   }, async (request) => presentChat(await chats.get(requireAuth(request).userId, chatId(request.params.id))));
 
+  app.patch('/chats/:id', {
+    config: { auth: 'chats:write' },
+    schema: { tags, operationId: 'updateChat', summary: 'Rename a chat (chat.updated)', params: IdParams, body: UpdateChatBody, response: { 200: Type.Ref('Chat'), ...problemResponses([400, 404, 413, 415]) } },
+  }, async (request) => presentChat(await chats.update(requireAuth(request).userId, chatId(request.params.id), request.body)));
+
   app.delete('/chats/:id', {
     config: { auth: 'chats:write' },
     schema: { tags, operationId: 'deleteChat', summary: 'Delete a chat and its messages', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
@@ -58,6 +68,29 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
   }, async (request, reply) => {
     const row = await chats.postMessage(requireAuth(request).userId, chatId(request.params.id), request.body);
     return reply.code(201).send(presentMessage(row));
+  });
+
+  app.post('/chats/:id/messages/:message_id/deltas', {
+    config: { auth: 'chats:write' },
+    schema: {
+      tags, operationId: 'appendMessageDelta',
+      summary: 'Append the next piece of a streaming reply; idempotent by sequence (a sequence already applied changes nothing)',
+      params: MessageParams, body: MessageDeltaBody, response: { 200: Type.Ref('Message'), ...problemResponses([400, 404, 409, 413, 415, 422]) },
+    },
+  }, async (request) => {
+    const { id, message_id } = request.params;
+    return presentMessage(await chats.appendDelta(requireAuth(request).userId, chatId(id), messageId(message_id), request.body));
+  });
+
+  app.post('/chats/:id/messages/:message_id/complete', {
+    config: { auth: 'chats:write' },
+    schema: {
+      tags, operationId: 'completeMessage', summary: 'Mark a streaming reply complete (chat.message.completed); completing it again changes nothing',
+      params: MessageParams, response: { 200: Type.Ref('Message'), ...problemResponses([404]) },
+    },
+  }, async (request) => {
+    const { id, message_id } = request.params;
+    return presentMessage(await chats.completeMessage(requireAuth(request).userId, chatId(id), messageId(message_id)));
   });
 
   app.get('/chats/:id/messages', {

@@ -3,7 +3,7 @@ import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
-import { patternMatches, type EventType } from './event-types.js';
+import { isWebhookEventType, patternMatches, type EventType } from './event-types.js';
 
 export interface EventEnvelope {
   id: string;
@@ -14,34 +14,51 @@ export interface EventEnvelope {
 
 export interface RecordedEvent {
   event: EventEnvelope;
-  /** Pending deliveries written with it: wake the delivery worker after the commit only when > 0. */
+  userId: string;
+  /** The account's event number (commit order): the `id:` of live streams. */
+  seq: number;
+  /** Pending deliveries written with it: the delivery worker is woken after the commit only when > 0. */
   deliveries: number;
 }
 
-const insertEvent = preparedQuery((q, $: { id: string; userId: string; type: string; data: string; createdAt: string }) =>
-  q.insertInto('events').values({ id: $.id, user_id: $.userId, type: $.type, data: $.data, created_at: $.createdAt }));
+const insertEvent = preparedQuery((q, $: { id: string; userId: string; type: string; data: string; createdAt: string; seq: number; chatId: string | null }) =>
+  q.insertInto('events').values({ id: $.id, user_id: $.userId, type: $.type, data: $.data, created_at: $.createdAt, seq: $.seq, chat_id: $.chatId }));
 const enabledEndpoints = preparedQuery((q, $: { userId: string }) =>
   q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1));
 const enabledEndpoint = preparedQuery((q, $: { userId: string; id: string }) =>
   q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1).where('id', '=', $.id));
+const nextSequence = preparedQuery((q, $: { userId: string }) =>
+  q.insertInto('event_sequences').values({ user_id: $.userId, seq: 1 })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })))
+    .returning('seq'));
 
 /**
  * The transactional outbox: called with the transaction that makes the change, it writes the
  * event and one pending delivery per matching enabled endpoint. Either all of it commits with the
  * change or none of it does, so a crash can neither lose an event nor invent one.
+ *
+ * It also numbers the event: the account's counter row is bumped here, so events get 1, 2, 3… in
+ * commit order (the row lock makes a second transaction of the account wait until the first
+ * commits) with no gaps (a rollback undoes the bump), which is what lets a live stream resume with
+ * `seq > Last-Event-ID` and notice a missed notification. Call it LAST in a transaction, after
+ * every other row it locks: the counter holder then waits for nothing but its own inserts, so no
+ * lock cycle can form through it. (Endpoints are read before the bump for the same reason.)
  */
 export async function recordEvent(
   trx: Kysely<Database>,
   clock: Clock,
-  input: { userId: string; type: EventType; data: unknown; onlyEndpointId?: string },
+  input: { userId: string; type: EventType; data: unknown; chatId?: string; onlyEndpointId?: string },
 ): Promise<RecordedEvent> {
   const now = isoTime(clock.now());
   const event: EventEnvelope = { id: newId('event'), type: input.type, created_at: now, data: input.data };
-  await insertEvent.run({ id: event.id, userId: input.userId, type: event.type, data: JSON.stringify(event.data), createdAt: now }, trx);
-  const endpoints = input.onlyEndpointId
-    ? await enabledEndpoint.all({ userId: input.userId, id: input.onlyEndpointId }, trx)
-    : await enabledEndpoints.all({ userId: input.userId }, trx);
+  const endpoints = !isWebhookEventType(input.type)
+    ? []
+    : input.onlyEndpointId
+      ? await enabledEndpoint.all({ userId: input.userId, id: input.onlyEndpointId }, trx)
+      : await enabledEndpoints.all({ userId: input.userId }, trx);
   const targets = input.onlyEndpointId ? endpoints : endpoints.filter((e) => e.events.split(' ').some((p) => patternMatches(p, event.type)));
+  const { seq } = (await nextSequence.first({ userId: input.userId }, trx))!;
+  await insertEvent.run({ id: event.id, userId: input.userId, type: event.type, data: JSON.stringify(event.data), createdAt: now, seq: Number(seq), chatId: input.chatId ?? null }, trx);
   if (targets.length > 0) {
     await trx
       .insertInto('deliveries')
@@ -51,5 +68,5 @@ export async function recordEvent(
       })))
       .execute();
   }
-  return { event, deliveries: targets.length };
+  return { event, userId: input.userId, seq: Number(seq), deliveries: targets.length };
 }

@@ -1,19 +1,36 @@
+import type { RecordedEvent } from './event-outbox.js';
+
 /**
- * Wakes this instance's delivery worker right after a transaction that recorded events commits,
- * so deliveries go out in milliseconds instead of waiting for the next poll. Other instances
- * find the same rows on their own poll; the signal is an optimisation, never the only path.
+ * What a service calls right after a transaction that recorded events commits: `committed(…)`
+ * with what `recordEvent` returned. It wakes this instance's delivery worker when deliveries
+ * were written (so they go out in milliseconds instead of at the next poll; other instances find
+ * the rows on their own poll) and tells the live streams (modules/streams/) that the account has
+ * new events. Both are optimisations of something that also happens without them: the worker
+ * polls, and a stream that missed a notice catches up at the next one or on reconnect.
  */
 export interface EventSignal {
-  notify(): void;
-  onNotify(listener: () => void): void;
+  committed(...recorded: RecordedEvent[]): void;
+  /** The delivery worker: deliveries were written. */
+  onDeliveries(listener: () => void): void;
+  /** The live streams: an account's events up to `seq` are committed. */
+  onCommitted(listener: (userId: string, seq: number) => void): void;
 }
 
+export type OnEventsCommitted = EventSignal['committed'];
+
 export function createEventSignal(): EventSignal {
-  const listeners: Array<() => void> = [];
+  const deliveryListeners: Array<() => void> = [];
+  const commitListeners: Array<(userId: string, seq: number) => void> = [];
   return {
-    notify: () => {
-      for (const l of listeners) l();
+    committed(...recorded) {
+      if (recorded.length === 0) return;
+      if (recorded.some((r) => r.deliveries > 0)) for (const l of deliveryListeners) l();
+      // One notice per account, its highest number: a stream reads everything up to it.
+      const last = new Map<string, number>();
+      for (const r of recorded) last.set(r.userId, Math.max(r.seq, last.get(r.userId) ?? 0));
+      for (const [userId, seq] of last) for (const l of commitListeners) l(userId, seq);
     },
-    onNotify: (listener) => void listeners.push(listener),
+    onDeliveries: (listener) => void deliveryListeners.push(listener),
+    onCommitted: (listener) => void commitListeners.push(listener),
   };
 }

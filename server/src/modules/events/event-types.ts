@@ -4,8 +4,10 @@ export const EVENT_TYPES = [
   'agent.updated',
   'agent.deleted',
   'chat.created',
+  'chat.updated',
   'chat.deleted',
   'chat.message.created',
+  'chat.message.completed',
   'api_key.created',
   'api_key.revoked',
   'user.updated',
@@ -21,16 +23,28 @@ export const EVENT_TYPES = [
   'security.refresh_token_reused',
   'webhook.test',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export type WebhookEventType = (typeof EVENT_TYPES)[number];
 
-/** A subscription pattern: an exact type, `group.*` (any depth below it), or `*`. */
-export function isEventPattern(pattern: string): boolean {
+/**
+ * Events only live streams carry: one per piece of a streaming reply is far too many to deliver
+ * by webhook, and `chat.message.completed` tells a webhook receiver the outcome.
+ */
+export const STREAM_ONLY_EVENT_TYPES = ['chat.message.delta'] as const;
+export type EventType = WebhookEventType | (typeof STREAM_ONLY_EVENT_TYPES)[number];
+export const ALL_EVENT_TYPES: readonly EventType[] = [...EVENT_TYPES, ...STREAM_ONLY_EVENT_TYPES];
+
+export function isWebhookEventType(type: EventType): type is WebhookEventType {
+  return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** A subscription pattern over `types`: an exact type, `group.*` (any depth below it), or `*`. */
+export function isEventPattern(pattern: string, types: readonly string[] = EVENT_TYPES): boolean {
   if (pattern === '*') return true;
   if (pattern.endsWith('.*')) {
     const prefix = pattern.slice(0, -1);
-    return EVENT_TYPES.some((t) => t.startsWith(prefix));
+    return types.some((t) => t.startsWith(prefix));
   }
-  return (EVENT_TYPES as readonly string[]).includes(pattern);
+  return types.includes(pattern);
 }
 
 export function patternMatches(pattern: string, type: string): boolean {

@@ -11,7 +11,8 @@ import type { Database } from '../../infra/db/schema.js';
 import { keepAnotherWayIn } from '../accounts/ways-in.js';
 import type { Kysely } from 'kysely';
 import { assertMaySignIn } from '../auth/sign-in-rules.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
@@ -47,7 +48,7 @@ export interface IdentitiesServiceDeps {
   /** The password, or on an account without one a recent sign-in (users service: throttled, a field error when wrong). */
   confirmOwner: (userId: string, sessionId: string, password: string | undefined, field: string) => Promise<void>;
   dialect: DialectName;
-  onEvent?: () => void;
+  onEvent?: OnEventsCommitted;
   notify?: (user: { email: string; name: string }, change: string) => void;
   /** Why a provider's answer was refused: for operators, never for the client. */
   warn?: (detail: Record<string, unknown>, message: string) => void;
@@ -100,12 +101,12 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     return client;
   }
 
-  async function publish(trx: Kysely<Database>, userId: string, type: 'user.identity.linked' | 'user.identity.unlinked', row: IdentityRow): Promise<number> {
-    return (await recordEvent(trx, clock, { userId, type, data: { user_id: userId, identity_id: row.id, provider: row.provider } })).deliveries;
+  async function publish(trx: Kysely<Database>, userId: string, type: 'user.identity.linked' | 'user.identity.unlinked', row: IdentityRow): Promise<RecordedEvent> {
+    return recordEvent(trx, clock, { userId, type, data: { user_id: userId, identity_id: row.id, provider: row.provider } });
   }
 
-  async function afterLink(user: UserRow, row: IdentityRow, client: ClientInfo, deliveries: number): Promise<void> {
-    if (deliveries) deps.onEvent?.();
+  async function afterLink(user: UserRow, row: IdentityRow, client: ClientInfo, recorded: RecordedEvent): Promise<void> {
+    deps.onEvent?.(recorded);
     await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
     deps.notify?.(user, `Sign-in with ${provider(row.provider).name} was linked`);
   }
@@ -152,21 +153,21 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         throw new AppError('email_taken', `An account with this email exists already. To sign in to it with ${name}, log in to it and link ${name} in Settings → Security.`);
       }
       const row = newIdentity(existing.id, code);
-      const deliveries = await repo.db.transaction().execute(async (trx) => {
+      const recorded = await repo.db.transaction().execute(async (trx) => {
         await createIdentitiesRepository(trx).insert(row);
         return publish(trx, existing.id, 'user.identity.linked', row);
       });
-      await afterLink(existing, row, client, deliveries);
+      await afterLink(existing, row, client, recorded);
       return existing;
     }
     const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: true, nowIso: now() });
     const row = newIdentity(user.id, code);
-    const deliveries = await repo.db.transaction().execute(async (trx) => {
+    const recorded = await repo.db.transaction().execute(async (trx) => {
       await createUsersRepository(trx).insert(user);
       await createIdentitiesRepository(trx).insert(row);
       return publish(trx, user.id, 'user.identity.linked', row);
     });
-    if (deliveries) deps.onEvent?.();
+    deps.onEvent?.(recorded);
     await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
     return user;
   }
@@ -272,7 +273,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         throw new AppError('conflict', existing.user_id === user.id ? `This ${name} account is linked already.` : `This ${name} account is linked to another Gatehouse account.`);
       }
       const row = newIdentity(user.id, code);
-      const deliveries = await repo.db.transaction().execute(async (trx) => {
+      const recorded = await repo.db.transaction().execute(async (trx) => {
         try {
           await createIdentitiesRepository(trx).insert(row);
         } catch (error) {
@@ -281,21 +282,21 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         }
         return publish(trx, user.id, 'user.identity.linked', row);
       });
-      await afterLink(user, row, client, deliveries);
+      await afterLink(user, row, client, recorded);
       return presentIdentity(row, providers);
     },
 
     /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */
     async unlink(user: UserRow, id: string, client: ClientInfo): Promise<void> {
-      const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
+      const { removed, recorded } = await repo.db.transaction().execute(async (trx) => {
         const identities = createIdentitiesRepository(trx);
-        if (!(await identities.listForUser(user.id)).some((row) => row.id === id)) return { removed: undefined, deliveries: 0 };
+        if (!(await identities.listForUser(user.id)).some((row) => row.id === id)) return { removed: undefined, recorded: undefined };
         await keepAnotherWayIn(trx, deps.dialect, user.id);
         const removed = await identities.remove(user.id, id);
-        return { removed, deliveries: removed ? await publish(trx, user.id, 'user.identity.unlinked', removed) : 0 };
+        return { removed, recorded: removed ? await publish(trx, user.id, 'user.identity.unlinked', removed) : undefined };
       });
       if (!removed) throw new AppError('not_found', 'No linked sign-in with this id.');
-      if (deliveries) deps.onEvent?.();
+      if (recorded) deps.onEvent?.(recorded);
       await deps.securityLog.record(user.id, 'identity_unlinked', client, { identity_id: id, provider: removed.provider });
       deps.notify?.(user, `Sign-in with ${providers.get(removed.provider)?.name ?? removed.provider} was unlinked`);
     },

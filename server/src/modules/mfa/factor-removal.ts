@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../core/client-info.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import { createMfaRepository } from './mfa.repository.js';
 
@@ -11,19 +11,19 @@ import { createMfaRepository } from './mfa.repository.js';
  * open login challenges go, with the `user.mfa.disabled` event in the same transaction when a
  * factor was on; then the security log. The one way to do it, for the owner (settings) and for an
  * operator (`gatehouse users reset-mfa`, `by: 'operator'`). Returns what was removed and how many
- * webhook deliveries were written (wake the worker when > 0).
+ * the event it recorded (hand it to the event signal after the commit).
  */
 export async function removeSecondFactor(
   deps: { db: Kysely<Database>; clock: Clock; securityLog: SecurityLog },
   userId: string,
   how: { client?: ClientInfo; by?: 'operator' } = {},
-): Promise<{ removed: 'enabled' | 'pending' | null; deliveries: number }> {
+): Promise<{ removed: 'enabled' | 'pending' | null; recorded: RecordedEvent | undefined }> {
   const repo = createMfaRepository(deps.db);
   const detail = { method: 'totp', ...(how.by ? { by: how.by } : {}) };
   const result = await deps.db.transaction().execute(async (trx) => {
     const removed = await repo.removeFactor(trx, userId);
-    const deliveries = removed === 'enabled' ? (await recordEvent(trx, deps.clock, { userId, type: 'user.mfa.disabled', data: { user_id: userId, ...detail } })).deliveries : 0;
-    return { removed, deliveries };
+    const recorded = removed === 'enabled' ? await recordEvent(trx, deps.clock, { userId, type: 'user.mfa.disabled', data: { user_id: userId, ...detail } }) : undefined;
+    return { removed, recorded };
   });
   if (result.removed === 'enabled') await deps.securityLog.record(userId, 'mfa_disabled', how.client, detail);
   return result;

@@ -4,7 +4,8 @@ import { AppError, fieldError, tooManyAttempts } from '../../core/errors.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import { secretSealer } from '../../infra/sealed-secrets.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { EventType } from '../events/event-types.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
@@ -45,7 +46,7 @@ export interface MfaServiceDeps {
   maxFailures: number;
   stepUpSeconds: number;
   totpIssuer: string;
-  onEvent?: () => void;
+  onEvent?: OnEventsCommitted;
   /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
   notify?: (user: { email: string; name: string }, change: string) => void;
 }
@@ -59,11 +60,11 @@ export function createMfaService(deps: MfaServiceDeps) {
    * the delivery worker if the event has receivers. Returns what `change` returned.
    */
   async function publish<T>(userId: string, type: EventType, data: Record<string, unknown>, change: (trx: MfaRepository['db']) => Promise<T>): Promise<T> {
-    const { result, deliveries } = await repo.db.transaction().execute(async (trx) => {
+    const { result, recorded } = await repo.db.transaction().execute(async (trx) => {
       const result = await change(trx);
-      return { result, deliveries: (await recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } })).deliveries };
+      return { result, recorded: await recordEvent(trx, clock, { userId, type, data: { user_id: userId, ...data } }) };
     });
-    if (deliveries) deps.onEvent?.();
+    deps.onEvent?.(recorded);
     return result;
   }
 
@@ -201,8 +202,8 @@ export function createMfaService(deps: MfaServiceDeps) {
           await deps.confirmPassword(user.id, confirmation.password, '/password');
         }
       }
-      const { removed, deliveries } = await removeSecondFactor({ db: repo.db, clock, securityLog: deps.securityLog }, user.id, { client });
-      if (deliveries) deps.onEvent?.();
+      const { removed, recorded } = await removeSecondFactor({ db: repo.db, clock, securityLog: deps.securityLog }, user.id, { client });
+      if (recorded) deps.onEvent?.(recorded);
       if (removed === 'enabled') deps.notify?.(user, 'Two-step verification was turned off');
     },
 

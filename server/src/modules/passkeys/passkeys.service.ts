@@ -12,7 +12,8 @@ import type { DialectName } from '../../infra/db/database.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { keepAnotherWayIn } from '../accounts/ways-in.js';
 import { assertMaySignIn } from '../auth/sign-in-rules.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
@@ -38,7 +39,7 @@ export interface PasskeysServiceDeps {
   dialect: DialectName;
   webauthn: { rpId: string; rpName: string; origins: string[] };
   requireEmailVerification: boolean;
-  onEvent?: () => void;
+  onEvent?: OnEventsCommitted;
   /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
   notify?: (user: { email: string; name: string }, change: string) => void;
 }
@@ -121,7 +122,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       };
       // The passkey and its event together; the cap is checked again here (two ceremonies may have
       // started under it; a third racing in between can still pass: the cap bounds, it is not exact).
-      const deliveries = await repo.db.transaction().execute(async (trx) => {
+      const recorded = await repo.db.transaction().execute(async (trx) => {
         if ((await createPasskeysRepository(trx).countForUser(user.id)) >= MAX_PASSKEYS) throw tooMany();
         try {
           await createPasskeysRepository(trx).insert(row);
@@ -129,9 +130,9 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
           if (isUniqueViolation(error)) throw new AppError('conflict', 'This passkey is registered already.');
           throw error;
         }
-        return (await recordEvent(trx, clock, { userId: user.id, type: 'user.passkey.added', data: { user_id: user.id, passkey_id: row.id, name: row.name } })).deliveries;
+        return recordEvent(trx, clock, { userId: user.id, type: 'user.passkey.added', data: { user_id: user.id, passkey_id: row.id, name: row.name } });
       });
-      if (deliveries) deps.onEvent?.();
+      deps.onEvent?.(recorded);
       await deps.securityLog.record(user.id, 'passkey_added', client, { passkey_id: row.id, name: row.name });
       deps.notify?.(user, `A passkey (“${row.name}”) was added`);
       return presentPasskey(row);
@@ -145,16 +146,16 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
 
     async remove(user: UserRow, id: string, client: ClientInfo): Promise<void> {
       const userId = user.id;
-      const { removed, deliveries } = await repo.db.transaction().execute(async (trx) => {
-        if (!(await createPasskeysRepository(trx).isOwnedBy(userId, id))) return { removed: undefined, deliveries: 0 };
+      const { removed, recorded } = await repo.db.transaction().execute(async (trx) => {
+        if (!(await createPasskeysRepository(trx).isOwnedBy(userId, id))) return { removed: undefined, recorded: undefined };
         // An account without a password keeps a passkey or a provider.
         await keepAnotherWayIn(trx, deps.dialect, userId);
         const removed = await repo.remove(trx, userId, id);
-        if (!removed) return { removed, deliveries: 0 };
-        return { removed, deliveries: (await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: id, name: removed.name } })).deliveries };
+        if (!removed) return { removed, recorded: undefined };
+        return { removed, recorded: await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: id, name: removed.name } }) };
       });
       if (!removed) throw new AppError('not_found', 'No passkey with this id.');
-      if (deliveries) deps.onEvent?.();
+      if (recorded) deps.onEvent?.(recorded);
       await deps.securityLog.record(userId, 'passkey_removed', client, { passkey_id: id, name: removed.name });
       deps.notify?.(user, `A passkey (“${removed.name}”) was removed`);
     },

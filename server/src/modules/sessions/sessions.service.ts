@@ -7,7 +7,8 @@ import type { RevocationList } from '../../infra/revocation.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import { ALL_SCOPES } from '../tokens/scopes.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import { createSessionsRepository, type SessionRow, type SessionsRepository } from './sessions.repository.js';
 
 /** A second use of a rotated refresh token this soon is a client racing itself, not theft. */
@@ -30,7 +31,7 @@ export interface SessionsServiceDeps {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   onRefreshTokenReuse?: (info: { userId: string; sessionId: string; client?: ClientInfo }) => void;
-  onEvent?: () => void;
+  onEvent?: OnEventsCommitted;
 }
 
 export function createSessionsService(deps: SessionsServiceDeps) {
@@ -55,15 +56,15 @@ export function createSessionsService(deps: SessionsServiceDeps) {
    * account's (sign out everywhere, a password change or reset, a disabled account).
    */
   async function revokeWithEvents(where: Parameters<SessionsRepository['revoke']>[0], reason: string, extra?: { type: 'security.refresh_token_reused' }): Promise<string[]> {
-    const { ids, deliveries } = await sessions.db.transaction().execute(async (trx) => {
+    const { ids, recorded } = await sessions.db.transaction().execute(async (trx) => {
       const revoked = await createSessionsRepository(trx, sessions.dialect).revoke(where, isoTime(clock.now()), reason);
-      if (revoked.length === 0) return { ids: revoked, deliveries: 0 };
+      if (revoked.length === 0) return { ids: revoked, recorded: [] };
       const data = where.sessionId ? { id: revoked[0], ids: revoked, reason } : { ids: revoked, reason };
-      let written = (await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data })).deliveries;
-      if (extra) written += (await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } })).deliveries;
-      return { ids: revoked, deliveries: written };
+      const recorded = [await recordEvent(trx, clock, { userId: where.userId, type: 'session.revoked', data })];
+      if (extra) recorded.push(await recordEvent(trx, clock, { userId: where.userId, type: extra.type, data: { session_id: revoked[0] } }));
+      return { ids: revoked, recorded };
     });
-    if (deliveries) deps.onEvent?.();
+    deps.onEvent?.(...recorded);
     await revokeSessions(ids);
     return ids;
   }

@@ -15,7 +15,7 @@ export function normalizeEmail(email: string): string {
 export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string }): UserRow {
   return {
     id: input.id, email: input.email, email_normalized: normalizeEmail(input.email), name: input.name, password_hash: input.passwordHash,
-    tier: 'free', role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, limit_per_minute: null, limit_per_day: null,
+    tier: 'free', role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, limit_per_minute: null, limit_per_day: null, limit_streams: null,
     created_at: input.nowIso, updated_at: input.nowIso, agent_count: 0, chat_count: 0, api_key_count: 0, webhook_count: 0,
   };
 }

@@ -9,7 +9,8 @@ import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import { recordEvent } from '../events/event-outbox.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import { createUsersRepository, hasPassword, newUserRow, type UserRow, type UsersRepository } from './users.repository.js';
 
 /** Wrong current passwords per account in this window, the same budget as failed logins. */
@@ -30,7 +31,7 @@ export interface UsersServiceDeps {
   /** On an account without a password, how recent a sign-in must be to add a way in (confirmOwner). */
   recentSignInSeconds: number;
   clock: Clock;
-  onEvent?: () => void;
+  onEvent?: OnEventsCommitted;
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
@@ -112,11 +113,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       const user = await requireUser(userId);
       if (changes.name === undefined) return user;
       const next = { name: cleanName(changes.name), updated_at: isoTime(clock.now()) };
-      const { deliveries } = await users.db.transaction().execute(async (trx) => {
+      const recorded = await users.db.transaction().execute(async (trx) => {
         await createUsersRepository(trx).update(userId, next);
         return recordEvent(trx, clock, { userId, type: 'user.updated', data: { id: userId, email: user.email, name: next.name, updated_at: next.updated_at } });
       });
-      if (deliveries) deps.onEvent?.();
+      deps.onEvent?.(recorded);
       await accounts.changed(userId);
       return { ...user, ...next };
     },

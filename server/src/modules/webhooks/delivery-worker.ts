@@ -85,7 +85,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
     start(): void {
       if (started) return;
       started = true;
-      o.signal.onNotify(() => void wake());
+      o.signal.onDeliveries(() => void wake());
       timer = setInterval(() => void wake(), o.pollMs);
       timer.unref();
       void wake();

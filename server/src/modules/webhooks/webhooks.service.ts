@@ -8,6 +8,7 @@ import { newId } from '../../core/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
 import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 import { type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
@@ -29,7 +30,7 @@ export interface WebhooksDeps {
   secret: string | undefined;
   /** WEBHOOKS_PER_ACCOUNT. */
   maxEndpoints: number;
-  onEvent: () => void;
+  onEvent: OnEventsCommitted;
 }
 
 /** Webhook endpoints of one account; every query is scoped by user_id, so another account sees 404. */
@@ -107,15 +108,15 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     /** Records a webhook.test event for this endpoint only; the worker delivers it like any other. */
     async sendTest(userId: string, id: string) {
-      const deliveryId = await db.transaction().execute(async (trx) => {
+      const { deliveryId, recorded } = await db.transaction().execute(async (trx) => {
         const row = await find(trx, userId, id);
         if (!row) throw notFound();
         if (row.enabled !== 1) throw new AppError('conflict', 'This endpoint is disabled; enable it (PATCH enabled: true) before sending a test.');
-        const { event } = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
-        const delivery = await trx.selectFrom('deliveries').select('id').where('event_id', '=', event.id).where('endpoint_id', '=', id).executeTakeFirstOrThrow();
-        return delivery.id;
+        const recorded = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
+        const delivery = await trx.selectFrom('deliveries').select('id').where('event_id', '=', recorded.event.id).where('endpoint_id', '=', id).executeTakeFirstOrThrow();
+        return { deliveryId: delivery.id, recorded };
       });
-      deps.onEvent();
+      deps.onEvent(recorded);
       const page = await listDeliveries(db, { userId, endpointId: id, limit: 1, onlyId: deliveryId });
       return page.rows[0]!;
     },

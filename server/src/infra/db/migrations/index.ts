@@ -8,6 +8,7 @@ import * as countersAndIndexes from './0007-counters-and-indexes.js';
 import * as secondFactors from './0008-second-factors.js';
 import * as passkeys from './0009-passkeys.js';
 import * as identities from './0010-identities.js';
+import * as liveStreams from './0011-live-streams.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008-second-factors': secondFactors,
   '0009-passkeys': passkeys,
   '0010-identities': identities,
+  '0011-live-streams': liveStreams,
 };

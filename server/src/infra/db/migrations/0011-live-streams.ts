@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * Live streams (modules/streams/): every event of an account gets a sequence number, 1, 2, 3…
+ * in commit order, from a counter row per account (`event_sequences`) that the recording
+ * transaction bumps as its last lock (modules/events/event-outbox.ts says why). A stream resumes
+ * with `seq > Last-Event-ID`. Events of a chat carry its id, so a chat's stream reads only them.
+ * Messages can be written while they stream: a status and the sequence of the last delta.
+ *
+ * No foreign key on `event_sequences`: deleting an account must not wait for, nor deadlock with,
+ * a transaction that holds the counter (the row is a few bytes; the account's deletion removes it).
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('event_sequences')
+    .addColumn('user_id', 'varchar(40)', (c) => c.primaryKey())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.alterTable('events').addColumn('seq', 'integer').execute();
+  await db.schema.alterTable('events').addColumn('chat_id', 'varchar(40)').execute();
+  await db.schema.createIndex('events_user_seq_idx').on('events').columns(['user_id', 'seq']).execute();
+  await db.schema.createIndex('events_chat_seq_idx').on('events').columns(['chat_id', 'seq']).execute();
+  await db.schema.alterTable('messages').addColumn('status', 'varchar(20)', (c) => c.notNull().defaultTo('completed')).execute();
+  await db.schema.alterTable('messages').addColumn('delta_sequence', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('users').addColumn('limit_streams', 'integer').execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('users').dropColumn('limit_streams').execute();
+  await db.schema.alterTable('messages').dropColumn('delta_sequence').execute();
+  await db.schema.alterTable('messages').dropColumn('status').execute();
+  await db.schema.dropIndex('events_chat_seq_idx').execute();
+  await db.schema.dropIndex('events_user_seq_idx').execute();
+  await db.schema.alterTable('events').dropColumn('chat_id').execute();
+  await db.schema.alterTable('events').dropColumn('seq').execute();
+  await db.schema.dropTable('event_sequences').execute();
+}

@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PassThrough } from 'node:stream';
+import { Type } from 'typebox';
+import { requireAccount, requireAuth } from '../../http/authenticate.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import { isId } from '../../core/ids.js';
+import { problemResponses } from '../../http/schemas.js';
+import { ALL_EVENT_TYPES, isEventPattern } from '../events/event-types.js';
+import type { ChatsService } from '../chats/chats.service.js';
+import type { StreamRegistry } from './stream-registry.js';
+import type { StreamRequest, StreamsService } from './streams.service.js';
+import { visibleTypes } from './stream-visibility.js';
+
+const LastEventId = Type.Optional(Type.String({ maxLength: 20, description: 'Same as the Last-Event-ID header (which wins): replay what came after this event number' }));
+const ChatStreamParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const ChatStreamQuery = Type.Object({ last_event_id: LastEventId }, { additionalProperties: false });
+const EventStreamQuery = Type.Object(
+  {
+    types: Type.Optional(Type.String({ maxLength: 2000, description: 'Comma-separated patterns (`chat.*`, `agent.created`, `*`); default: every event the credential may read' })),
+    last_event_id: LastEventId,
+  },
+  { additionalProperties: false },
+);
+
+const EVENT_STREAM = {
+  description: 'Server-Sent Events: `id:` (the account\'s event number), `event:` (the type), `data:` (the event as JSON: `{id, type, created_at, data}`), `: ping` heartbeats, and a last `stream.closed` event when the server ends the stream',
+  content: { 'text/event-stream': { schema: Type.String() } },
+};
+
+/** The Last-Event-ID header, else the query parameter: a whole event number, or none. */
+function lastEventIdOf(request: FastifyRequest, query: string | undefined): number | null {
+  const header = request.headers['last-event-id'];
+  const raw = (typeof header === 'string' && header !== '' ? header : query)?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!/^\d{1,15}$/.test(raw)) throw fieldError('/last_event_id', 'invalid', 'Last-Event-ID must be the `id` of an event this stream sent (a whole number).');
+  return Number(raw);
+}
+
+function streamRequest(request: FastifyRequest, lastEventId: string | undefined): StreamRequest {
+  return { auth: requireAuth(request), account: requireAccount(request), lastEventId: lastEventIdOf(request, lastEventId) };
+}
+
+function sendStream(reply: FastifyReply, out: PassThrough): FastifyReply {
+  // X-Accel-Buffering: nginx would otherwise hold events back in its buffer.
+  return reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(out);
+}
+
+export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService; registry: StreamRegistry; chats: ChatsService }> = async (app, { streams, registry, chats }) => {
+  // Open streams would keep the server waiting for their connections: end them first.
+  app.addHook('preClose', (done) => {
+    registry.closeAll();
+    done();
+  });
+
+  app.get('/chats/:id/stream', {
+    config: { auth: 'chats:read' },
+    schema: {
+      tags: ['Chats'], operationId: 'streamChat',
+      summary: 'Live events of a chat (Server-Sent Events): message.created, message.delta, message.completed, chat.updated; resumes after Last-Event-ID',
+      params: ChatStreamParams, querystring: ChatStreamQuery, response: { 200: EVENT_STREAM, ...problemResponses([400, 404]) },
+    },
+  }, async (request, reply) => {
+    const stream = streamRequest(request, request.query.last_event_id);
+    if (!isId('chat', request.params.id)) throw new AppError('not_found', 'No chat with this id.');
+    const chat = await chats.get(stream.auth.userId, request.params.id);
+    return sendStream(reply, await streams.openChat(stream, chat));
+  });
+
+  app.get('/events/stream', {
+    config: { auth: 'any' },
+    schema: {
+      tags: ['Events'], operationId: 'streamEvents',
+      summary: "Live events of the account (Server-Sent Events), those the credential may read, of the types asked for; resumes after Last-Event-ID",
+      querystring: EventStreamQuery, response: { 200: EVENT_STREAM, ...problemResponses([400]) },
+    },
+  }, async (request, reply) => {
+    const stream = streamRequest(request, request.query.last_event_id);
+    const patterns = request.query.types?.split(',').map((p) => p.trim()).filter(Boolean);
+    for (const pattern of patterns ?? []) {
+      if (!isEventPattern(pattern, ALL_EVENT_TYPES)) throw fieldError('/types', 'invalid', `"${pattern.slice(0, 100)}" is not an event type or pattern (chat.*, agent.created, *).`);
+      if (visibleTypes(stream.auth, [pattern]).size === 0) {
+        throw new AppError('insufficient_scope', `This credential may not read ${pattern} events: platform events need their read scope, account events an access token from a login.`);
+      }
+    }
+    return sendStream(reply, await streams.openAccount(stream, visibleTypes(stream.auth, patterns)));
+  });
+};

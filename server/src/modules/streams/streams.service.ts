@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { AuthContext } from '../../core/credentials.js';
+import { AppError } from '../../core/errors.js';
+import { streamCapFor } from '../../core/tiers.js';
+import type { Database } from '../../infra/db/schema.js';
+import { preparedQuery } from '../../infra/db/prepared-queries.js';
+import type { UserRow } from '../users/users.repository.js';
+import type { EventType } from '../events/event-types.js';
+import { toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
+import { createLiveStream, type Presentation } from './live-stream.js';
+import type { StreamRegistry } from './stream-registry.js';
+import type { StreamSlots } from './stream-slots.js';
+import { CHAT_STREAM_NAMES } from './stream-visibility.js';
+
+const PAGE = 500;
+const COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
+type Range = { userId: string; after: number; upTo: number; limit: number };
+const replayOfAccount = preparedQuery((q, $: Range) =>
+  q.selectFrom('events').select(COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
+  q.selectFrom('events').select(COLUMNS).where('chat_id', '=', $.chatId).where('user_id', '=', $.userId)
+    .where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+
+/** A 429 that says how many streams the account may hold; Retry-After because one may close soon. */
+const tooManyStreams = (cap: number) =>
+  new AppError('too_many_streams', `This account may hold ${cap} live streams open at once; close one first.`, { headers: { 'Retry-After': '5' }, limit: cap });
+
+export interface StreamRequest {
+  auth: AuthContext;
+  account: UserRow;
+  /** The Last-Event-ID the client sent: replay what came after it. */
+  lastEventId: number | null;
+}
+
+/**
+ * Opens live streams: takes a slot under the account's cap, joins the account's feed, replays
+ * from the database what the client missed (after Last-Event-ID, up to where the feed starts),
+ * then goes live. Everything that can refuse (the chat, the cap, the database) happens before the
+ * answer starts, so a refusal is an ordinary problem+json answer.
+ */
+export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFeed; slots: StreamSlots; registry: StreamRegistry }) {
+  const { db, feed, slots, registry } = deps;
+
+  async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<PassThrough> {
+    const { auth, account } = request;
+    const userId = auth.userId;
+    const slotId = randomUUID();
+    const cap = streamCapFor(account);
+    if (!(await slots.take(userId, slotId, cap))) throw tooManyStreams(cap);
+    const out = new PassThrough();
+    let stopWatching = () => {};
+    const stream = createLiveStream({
+      out,
+      owner: { userId, sessionId: auth.sessionId, apiKeyHash: auth.apiKeyHash, expiresAt: auth.expiresAt },
+      lastEventId: request.lastEventId ?? 0,
+      present,
+      onClosed: () => {
+        stopWatching();
+        registry.remove(stream);
+        slots.release(userId, slotId);
+      },
+    });
+    let since: number;
+    try {
+      const watch = await feed.watch(userId, stream.deliver);
+      stopWatching = watch.stop;
+      since = watch.since;
+    } catch (error) {
+      stream.close();
+      throw error;
+    }
+    registry.add(stream);
+    void replayThenLive(stream, request.lastEventId, since, replay);
+    return out;
+  }
+
+  async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<void> {
+    try {
+      let after = lastEventId ?? since;
+      while (after < since && !stream.closed) {
+        const events = await replay({ userId: stream.owner.userId, after, upTo: since, limit: PAGE });
+        for (const event of events) stream.write(event);
+        if (events.length < PAGE) break;
+        after = events.at(-1)!.seq;
+      }
+      stream.goLive(since);
+    } catch {
+      // The database failed mid-replay: the client reconnects and resumes from what it got.
+      stream.close();
+    }
+  }
+
+  return {
+    /** One chat's messages and changes; ends when the chat (or its agent) is deleted. */
+    async openChat(request: StreamRequest, chat: { id: string; agent_id: string }): Promise<PassThrough> {
+      const present = (event: StreamedEvent): Presentation => {
+        if (event.chatId === chat.id) {
+          if (event.type === 'chat.deleted') return { close: 'chat_deleted' };
+          return { name: CHAT_STREAM_NAMES[event.type] ?? event.type };
+        }
+        if (event.type === 'agent.deleted' && (JSON.parse(event.dataJson) as { id?: string }).id === chat.agent_id) return { close: 'chat_deleted' };
+        return null;
+      };
+      return open(request, present, async (range) => (await replayOfChat.all({ ...range, chatId: chat.id }, db)).map(toStreamed));
+    },
+
+    /** Every event of the account the credential may read, of the `types` asked for. */
+    async openAccount(request: StreamRequest, types: ReadonlySet<EventType>): Promise<PassThrough> {
+      const present = (event: StreamedEvent): Presentation => (types.has(event.type) ? { name: event.type } : null);
+      return open(request, present, async (range) => (await replayOfAccount.all(range, db)).map(toStreamed));
+    },
+  };
+}
+export type StreamsService = ReturnType<typeof createStreamsService>;
