@@ -83,7 +83,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'],
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
       maxAge: 600,
     });

@@ -1,4 +1,4 @@
-import type { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { StreamedEvent } from './event-feed.js';
 
 /** Why the server ends a stream; the client is told in a last `stream.closed` event. */
@@ -23,6 +23,8 @@ const RETRY_MS = 2_000;
 
 export interface LiveStream {
   readonly owner: StreamOwner;
+  /** Starts writing to the response, whose head the caller has written. */
+  attach(out: ServerResponse): void;
   /** From the feed: buffered while the replay runs, then written. */
   deliver(event: StreamedEvent): void;
   /** Writes an event now (the replay), unless one with this number or a later one was written. */
@@ -35,12 +37,15 @@ export interface LiveStream {
 }
 
 /**
- * One open Server-Sent Events stream, written to `out` (which Fastify pipes to the client). Each
- * event goes out once, in order: `sent` is the number of the last event written, and anything
- * not after it is dropped, which is what makes the hand-over from replay to live exact.
+ * One open Server-Sent Events stream, written straight to the HTTP response (no stream in
+ * between: an idle stream's memory is mostly the connection's own). Each event goes out once, in
+ * order: `sent` is the number of the last event written, and anything not after it is dropped,
+ * which is what makes the hand-over from replay to live exact. Until `attach`, events the feed
+ * hands over wait with those that arrive during the replay.
  */
-export function createLiveStream(input: { out: PassThrough; owner: StreamOwner; lastEventId: number; present: (event: StreamedEvent) => Presentation; onClosed: () => void }): LiveStream {
-  const { out, present } = input;
+export function createLiveStream(input: { owner: StreamOwner; lastEventId: number; present: (event: StreamedEvent) => Presentation; onClosed: () => void }): LiveStream {
+  const { present } = input;
+  let out: ServerResponse | undefined;
   let sent = input.lastEventId;
   let pending: StreamedEvent[] | null = [];
   let closed = false;
@@ -50,17 +55,23 @@ export function createLiveStream(input: { out: PassThrough; owner: StreamOwner; 
     closed = true;
     input.onClosed();
   };
-  out.on('close', finish);
-  out.on('error', finish);
 
   function send(chunk: string): void {
-    if (closed) return;
+    if (closed || !out) return;
     out.write(chunk);
-    if (out.writableLength + out.readableLength > MAX_BUFFERED_BYTES) stream.close('too_slow');
+    if (out.writableLength > MAX_BUFFERED_BYTES) stream.close('too_slow');
   }
 
   const stream: LiveStream = {
     owner: input.owner,
+    attach(response) {
+      out = response;
+      out.on('close', finish);
+      out.on('error', finish);
+      // The client may have gone while the stream was being set up.
+      if (out.destroyed) return finish();
+      out.write(`retry: ${RETRY_MS}\n\n`);
+    },
     get closed() {
       return closed;
     },
@@ -90,14 +101,13 @@ export function createLiveStream(input: { out: PassThrough; owner: StreamOwner; 
       if (closed) return;
       if (reason === 'too_slow') {
         // Its buffer is full already: drop the connection; the client reconnects and resumes.
-        out.destroy();
-      } else {
+        out?.destroy();
+      } else if (out) {
         if (reason) out.write(`event: stream.closed\ndata: {"reason":"${reason}"}\n\n`);
         out.end();
       }
       finish();
     },
   };
-  out.write(`retry: ${RETRY_MS}\n\n`);
   return stream;
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PassThrough } from 'node:stream';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import { requireAccount, requireAuth } from '../../http/authenticate.js';
 import { AppError, fieldError } from '../../core/errors.js';
@@ -9,7 +9,7 @@ import { problemResponses } from '../../http/schemas.js';
 import { ALL_EVENT_TYPES, isEventPattern } from '../events/event-types.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { StreamRegistry } from './stream-registry.js';
-import type { StreamRequest, StreamsService } from './streams.service.js';
+import type { OpenedStream, StreamRequest, StreamsService } from './streams.service.js';
 import { visibleTypes } from './stream-visibility.js';
 
 const LastEventId = Type.Optional(Type.String({ maxLength: 20, description: 'Same as the Last-Event-ID header (which wins): replay what came after this event number' }));
@@ -41,9 +41,17 @@ function streamRequest(request: FastifyRequest, lastEventId: string | undefined)
   return { auth: requireAuth(request), account: requireAccount(request), lastEventId: lastEventIdOf(request, lastEventId) };
 }
 
-function sendStream(reply: FastifyReply, out: PassThrough): FastifyReply {
+/**
+ * Takes the response from Fastify and hands it to the stream: the head carries what the hooks set
+ * (request id, no-store, the RateLimit headers). Fastify's onResponse hooks (the log line, the
+ * duration histogram) do not run for a stream: its duration is the client's choice, not a cost.
+ */
+function sendStream(reply: FastifyReply, opened: OpenedStream): FastifyReply {
+  reply.hijack();
   // X-Accel-Buffering: nginx would otherwise hold events back in its buffer.
-  return reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(out);
+  reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' });
+  opened.start(reply.raw);
+  return reply;
 }
 
 export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService; registry: StreamRegistry; chats: ChatsService }> = async (app, { streams, registry, chats }) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { AuthContext } from '../../core/credentials.js';
 import { AppError } from '../../core/errors.js';
@@ -34,6 +34,12 @@ export interface StreamRequest {
   lastEventId: number | null;
 }
 
+/** A stream ready to start: everything that could refuse it has passed. */
+export interface OpenedStream {
+  /** Writes to the response (its head written by the caller): the replay, then live events. */
+  start(out: ServerResponse): void;
+}
+
 /**
  * Opens live streams: takes a slot under the account's cap, joins the account's feed, replays
  * from the database what the client missed (after Last-Event-ID, up to where the feed starts),
@@ -43,16 +49,14 @@ export interface StreamRequest {
 export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFeed; slots: StreamSlots; registry: StreamRegistry }) {
   const { db, feed, slots, registry } = deps;
 
-  async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<PassThrough> {
+  async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
     const { auth, account } = request;
     const userId = auth.userId;
     const slotId = randomUUID();
     const cap = streamCapFor(account);
     if (!(await slots.take(userId, slotId, cap))) throw tooManyStreams(cap);
-    const out = new PassThrough();
     let stopWatching = () => {};
     const stream = createLiveStream({
-      out,
       owner: { userId, sessionId: auth.sessionId, apiKeyHash: auth.apiKeyHash, expiresAt: auth.expiresAt },
       lastEventId: request.lastEventId ?? 0,
       present,
@@ -71,9 +75,14 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
       stream.close();
       throw error;
     }
-    registry.add(stream);
-    void replayThenLive(stream, request.lastEventId, since, replay);
-    return out;
+    return {
+      start(out) {
+        stream.attach(out);
+        if (stream.closed) return;
+        registry.add(stream);
+        void replayThenLive(stream, request.lastEventId, since, replay);
+      },
+    };
   }
 
   async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<void> {
@@ -94,7 +103,7 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
 
   return {
     /** One chat's messages and changes; ends when the chat (or its agent) is deleted. */
-    async openChat(request: StreamRequest, chat: { id: string; agent_id: string }): Promise<PassThrough> {
+    async openChat(request: StreamRequest, chat: { id: string; agent_id: string }): Promise<OpenedStream> {
       const present = (event: StreamedEvent): Presentation => {
         if (event.chatId === chat.id) {
           if (event.type === 'chat.deleted') return { close: 'chat_deleted' };
@@ -107,7 +116,7 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     },
 
     /** Every event of the account the credential may read, of the `types` asked for. */
-    async openAccount(request: StreamRequest, types: ReadonlySet<EventType>): Promise<PassThrough> {
+    async openAccount(request: StreamRequest, types: ReadonlySet<EventType>): Promise<OpenedStream> {
       const present = (event: StreamedEvent): Presentation => (types.has(event.type) ? { name: event.type } : null);
       return open(request, present, async (range) => (await replayOfAccount.all(range, db)).map(toStreamed));
     },
