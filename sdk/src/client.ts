@@ -2,7 +2,7 @@
  * createGatehouse(): wires configuration, the token store, the session manager and the HTTP
  * layer together, and groups the operations the way the API's documentation does.
  */
-import { createCall, type RequestOptions } from './core.js';
+import { createCall, type CoreConfig, type RequestOptions } from './core.js';
 import { send, normalizeBaseUrl, type FetchLike } from './http.js';
 import { accountResource } from './resources/account.js';
 import { adminResource } from './resources/admin.js';
@@ -10,6 +10,7 @@ import { agentsResource } from './resources/agents.js';
 import { apiKeysResource } from './resources/api-keys.js';
 import { authResource } from './resources/auth.js';
 import { chatsResource } from './resources/chats.js';
+import { eventsResource } from './resources/events.js';
 import { sessionsResource } from './resources/sessions.js';
 import { systemResource } from './resources/system.js';
 import { usageResource } from './resources/usage.js';
@@ -17,6 +18,7 @@ import { webhooksResource } from './resources/webhooks.js';
 import { ROUTES } from './routes.js';
 import { createSessionManager, type TokenResponse } from './session.js';
 import { createDeadline } from './signals.js';
+import { openStream, type OpenStream } from './streams/event-stream.js';
 import { memoryTokenStore, type StoredSession, type TokenStore } from './token-store.js';
 
 export interface GatehouseOptions {
@@ -67,7 +69,9 @@ export function createGatehouse(options: GatehouseOptions) {
       }
     },
   });
-  const call = createCall({ http, sessions, apiKey: options.apiKey, timeoutMs, retry });
+  const core: CoreConfig = { http, sessions, apiKey: options.apiKey, timeoutMs, retry };
+  const call = createCall(core);
+  const stream: OpenStream = (request) => openStream({ ...core, hasOwnFetch: options.fetch !== undefined }, request);
 
   return {
     auth: authResource(call, sessions, timeoutMs, http.baseUrl),
@@ -77,7 +81,9 @@ export function createGatehouse(options: GatehouseOptions) {
     usage: usageResource(call),
     admin: adminResource(call),
     agents: agentsResource(call),
-    chats: chatsResource(call),
+    chats: chatsResource(call, stream),
+    /** The account's live event stream (see chats.stream for one chat's). */
+    events: eventsResource(stream),
     webhooks: webhooksResource(call),
     system: systemResource(call),
     /** The stored session, for "am I signed in?" and for handing tokens to other code. */

@@ -48,7 +48,12 @@ export type Call = <K extends OperationId>(operation: K, input?: CallInput<K>, o
 /** The access-token errors a refresh can cure. Others (revoked key, wrong scope) it cannot. */
 const REFRESHABLE = new Set(['token_expired', 'invalid_token']);
 
-function fillPath(template: string, params: Record<string, string> = {}): string {
+/** A 401 that a refresh may cure, when the rejected credential was a session's access token. */
+export function refreshMayCure(error: unknown): boolean {
+  return isGatehouseError(error) && error.status === 401 && REFRESHABLE.has(error.code);
+}
+
+export function fillPath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === '') throw new TypeError(`missing path parameter "${name}" for ${template}`);
@@ -80,7 +85,7 @@ export function createCall(config: CoreConfig): Call {
       try {
         return (await send(config.http, withBearer(request, token), deadline, policy)) as Success<K>;
       } catch (error) {
-        if (sessionToken === null || !isGatehouseError(error) || error.status !== 401 || !REFRESHABLE.has(error.code)) throw error;
+        if (sessionToken === null || !refreshMayCure(error)) throw error;
         // Expired early (clock skew) or revoked: refresh once and try again with the new token.
         const fresh = await config.sessions.refreshAfterRejection(sessionToken, deadline.signal);
         return (await send(config.http, withBearer(request, fresh), deadline, policy)) as Success<K>;

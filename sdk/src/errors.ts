@@ -84,8 +84,13 @@ function asFieldErrors(value: unknown): FieldError[] {
     .map((e) => ({ field: String(e.field ?? ''), code: String(e.code ?? ''), message: String(e.message ?? '') }));
 }
 
+/** What the SDK reads of response headers: fetch's Headers, or a wrapper around XMLHttpRequest's getResponseHeader. */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
 /** The GatehouseError for a non-2xx answer; `body` is the parsed JSON (or text) the server sent. */
-export function errorFromResponse(status: number, headers: Headers, body: unknown, retryAfterSeconds: number | null): GatehouseError {
+export function errorFromResponse(status: number, headers: HeaderLookup, body: unknown, retryAfterSeconds: number | null): GatehouseError {
   const requestId = headers.get('x-request-id');
   if (typeof body === 'object' && body !== null && typeof (body as { code?: unknown }).code === 'string') {
     const problem = body as Record<string, unknown>;

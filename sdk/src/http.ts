@@ -3,7 +3,7 @@
  * answer, turns errors into GatehouseError and retries 429/503 after Retry-After within bounds.
  * Knows nothing about sessions: the caller passes the Authorization header it wants.
  */
-import { clientError, errorFromResponse, GatehouseError, isGatehouseError } from './errors.js';
+import { clientError, errorFromResponse, GatehouseError, isGatehouseError, type HeaderLookup } from './errors.js';
 import { isRetryableStatus, isRetrySafe, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { sleep, type Deadline } from './signals.js';
 
@@ -43,16 +43,33 @@ export function buildUrl(baseUrl: string, path: string, query?: Record<string, u
 }
 
 /** JSON when the server says so (application/json, application/problem+json), else text. */
-async function readBody(response: Response): Promise<unknown> {
-  if (response.status === 204 || response.status === 205) return undefined;
-  const text = await response.text();
+function parseBody(status: number, headers: HeaderLookup, text: string): unknown {
   if (text === '') return undefined;
-  const type = response.headers.get('content-type') ?? '';
+  const type = headers.get('content-type') ?? '';
   if (!/[/+]json\b/i.test(type)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
-    throw new GatehouseError({ code: 'invalid_response', status: response.status, detail: 'The answer is not valid JSON.', requestId: response.headers.get('x-request-id'), cause });
+    throw new GatehouseError({ code: 'invalid_response', status, detail: 'The answer is not valid JSON.', requestId: headers.get('x-request-id'), cause });
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  if (response.status === 204 || response.status === 205) return undefined;
+  return parseBody(response.status, response.headers, await response.text());
+}
+
+/**
+ * The GatehouseError for a non-2xx answer whose body was read as text: what `send` throws for the
+ * same answer. The streaming transports use it, fetch and XMLHttpRequest alike.
+ */
+export function errorFromAnswer(status: number, headers: HeaderLookup, text: string, nowMs: number): GatehouseError {
+  const retryAfter = parseRetryAfter(headers.get('retry-after'), nowMs);
+  try {
+    return errorFromResponse(status, headers, parseBody(status, headers, text), retryAfter);
+  } catch (error) {
+    if (isGatehouseError(error)) return error;
+    throw error;
   }
 }
 

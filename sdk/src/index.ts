@@ -1,6 +1,7 @@
 /**
- * @gatehouse/sdk: a typed client for the Gatehouse API. Uses only fetch and AbortController,
- * so the same build runs in browsers, React Native / Expo, Node 20+, Deno and Bun.
+ * @gatehouse/sdk: a typed client for the Gatehouse API. Uses only fetch and AbortController (and
+ * XMLHttpRequest for live streams on React Native), so the same build runs in browsers, React
+ * Native / Expo, Node 20+, Deno and Bun.
  */
 export { createGatehouse, type Gatehouse, type GatehouseOptions } from './client.js';
 export type { CallInput, CreateOptions, RequestOptions } from './core.js';
@@ -11,5 +12,7 @@ export type * from './models.js';
 export { collect, paginate } from './pagination.js';
 export { createPkcePair, pkceChallenge, type PkcePair, type RandomBytes } from './pkce.js';
 export { providerCallbackOf, type ProviderSignInOptions, type ProviderSignInStart } from './provider-sign-in.js';
+export type { EventsStreamOptions } from './resources/events.js';
 export { ROUTES, type Route } from './routes.js';
+export type { EventStream, StreamEvent, StreamOptions, TransportChoice } from './streams/event-stream.js';
 export { memoryTokenStore, parseStoredSession, webStorageTokenStore, type StoredSession, type TokenStore, type WebStorageLike } from './token-store.js';

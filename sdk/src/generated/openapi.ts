@@ -844,7 +844,11 @@ export interface paths {
         delete: operations["deleteChat"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a chat (chat.updated)
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        patch: operations["updateChat"];
         trace?: never;
     };
     "/v1/chats/{id}/messages": {
@@ -865,6 +869,86 @@ export interface paths {
          * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
          */
         post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{id}/messages/{message_id}/deltas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append the next piece of a streaming reply; idempotent by sequence (a sequence already applied changes nothing)
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["appendMessageDelta"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{id}/messages/{message_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a streaming reply complete (chat.message.completed); completing it again changes nothing
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["completeMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events of a chat (Server-Sent Events): message.created, message.delta, message.completed, chat.updated; resumes after Last-Event-ID
+         * @description Needs the `chats:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        get: operations["streamChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events of the account (Server-Sent Events), those the credential may read, of the types asked for; resumes after Last-Event-ID
+         * @description Needs any valid credential. Spends one request of the account's budget.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1344,7 +1428,13 @@ export interface components {
             chat_id: string;
             /** @enum {string} */
             role: "user" | "assistant";
+            /** @description The whole text; while the message streams, the text so far */
             content: string;
+            /**
+             * @description 'streaming' while an agent runtime appends deltas, then 'completed'
+             * @enum {string}
+             */
+            status: "streaming" | "completed";
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -7186,6 +7276,190 @@ export interface operations {
             };
         };
     };
+    updateChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description null removes the title */
+                    title: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chat"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listMessages: {
         parameters: {
             query?: {
@@ -7347,7 +7621,12 @@ export interface operations {
                      * @enum {string}
                      */
                     role: "user" | "assistant";
-                    content: string;
+                    content?: string;
+                    /**
+                     * @description 'streaming' starts an assistant reply that deltas extend (content may then be empty or absent); default 'completed', which needs content
+                     * @enum {string}
+                     */
+                    status?: "streaming" | "completed";
                 };
             };
         };
@@ -7562,6 +7841,667 @@ export interface operations {
             };
         };
     };
+    appendMessageDelta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 for a message's first delta, then 2, 3…; a sequence already applied is answered again and changes nothing */
+                    sequence: number;
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    completeMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamChat: {
+        parameters: {
+            query?: {
+                /** @description Same as the Last-Event-ID header (which wins): replay what came after this event number */
+                last_event_id?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `id:` (the account's event number), `event:` (the type), `data:` (the event as JSON: `{id, type, created_at, data}`), `: ping` heartbeats, and a last `stream.closed` event when the server ends the stream */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated patterns (`chat.*`, `agent.created`, `*`); default: every event the credential may read */
+                types?: string;
+                /** @description Same as the Last-Event-ID header (which wins): replay what came after this event number */
+                last_event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `id:` (the account's event number), `event:` (the type), `data:` (the event as JSON: `{id, type, created_at, data}`), `: ping` heartbeats, and a last `stream.closed` event when the server ends the stream */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -7698,7 +8638,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url: string;
-                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string;
                 };
             };
@@ -8223,7 +9163,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url?: string;
-                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.deleted" | "chat.message.created" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string | null;
                     /** @description true re-enables an endpoint disabled by a 410 */
                     enabled?: boolean;
