@@ -15,7 +15,7 @@ Commands:
   migrate                               apply pending database migrations and exit
   users list [--tier T] [--email TEXT]  list accounts, newest first [--limit N] [--json]
   users set-tier <email> <tier>         set an account's tier: ${TIERS.join(', ')}
-        [--per-minute N] [--per-day N]  custom limits (enterprise tier only)
+        [--per-minute N] [--per-day N] [--streams N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
   users reset-mfa <email>               turn off an account's second factor (lost phone and recovery codes)
   keys rotate                           add a new signing key; old ones stay in JWKS until their tokens expire
@@ -24,7 +24,7 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
   serve: 'Usage: npx gatehouse serve\n\nRuns the service on PORT (default 8080). Migrations run at start.',
   migrate: 'Usage: npx gatehouse migrate\n\nApplies pending migrations to DATABASE_URL and prints their names.',
   'users list': `Usage: npx gatehouse users list [--tier <tier>] [--email <text>] [--limit N] [--json]\n\nLists accounts, newest first: id, email, tier, limits (custom ones marked *), role, flags, creation time.\n--tier keeps one tier (${TIERS.join(', ')}); --email keeps addresses containing the text, in any letter case;\n--limit caps the rows (default 100, at most 10000); --json prints one JSON object per line.`,
-  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N]\n\nTiers: ${TIERS.join(', ')}. --per-minute and --per-day set custom limits, for the enterprise tier only;\na window without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
+  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N] [--streams N]\n\nTiers: ${TIERS.join(', ')}. --per-minute, --per-day and --streams (live streams open at once) set custom\nlimits, for the enterprise tier only; a limit without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
   'users reset-mfa': 'Usage: npx gatehouse users reset-mfa <email>\n\nTurns off the account\'s TOTP factor and deletes its recovery codes, for an owner who lost both\n(check who is asking first). The password alone signs in again; the security log and the\nuser.mfa.disabled webhook event record it.',
   'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
@@ -35,7 +35,7 @@ class UsageError extends Error {}
 /** The options each command takes (parseArgs knows them all; a command refuses the others). */
 const COMMAND_OPTIONS: Record<string, string[]> = {
   'users list': ['tier', 'email', 'limit', 'json'],
-  'users set-tier': ['per-minute', 'per-day'],
+  'users set-tier': ['per-minute', 'per-day', 'streams'],
 };
 
 /**
@@ -75,12 +75,13 @@ async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<type
   }
 }
 
-async function setTier(config: Config, args: string[], flags: { 'per-minute'?: string; 'per-day'?: string }): Promise<string> {
+async function setTier(config: Config, args: string[], flags: { 'per-minute'?: string; 'per-day'?: string; streams?: string }): Promise<string> {
   const [email, tier] = args;
   if (!email || !tier) throw new UsageError(HELP['users set-tier']!);
   if (!isTier(tier)) throw new UsageError(`unknown tier "${tier}"; use one of ${TIERS.join(', ')}`);
   const perMinute = positiveInt(flags['per-minute'], '--per-minute');
   const perDay = positiveInt(flags['per-day'], '--per-day');
+  const streams = positiveInt(flags.streams, '--streams');
   return withDatabase(config, async ({ db }) => {
     const users = createUsersRepository(db);
     const user = await users.findByEmail(email);
@@ -88,15 +89,16 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
     // The admin API's rule (custom limits for enterprise only), so the two never disagree.
     let next;
     try {
-      next = changeTier(user, { tier, limits: { per_minute: perMinute, per_day: perDay } });
+      next = changeTier(user, { tier, limits: { per_minute: perMinute, per_day: perDay, streams } });
     } catch (error) {
-      if (error instanceof AppError) throw new UsageError(`custom limits (--per-minute, --per-day) are for the enterprise tier, not ${tier}`);
+      if (error instanceof AppError) throw new UsageError(`custom limits (--per-minute, --per-day, --streams) are for the enterprise tier, not ${tier}`);
       throw error;
     }
     await users.update(user.id, { ...next, updated_at: isoTime(Date.now()) });
     await announceAccountChange(config, user.id);
-    const custom = next.limit_per_minute !== null || next.limit_per_day !== null;
-    return `${user.email} is now ${tier}${custom ? ` (per minute ${next.limit_per_minute ?? 'tier default'}, per day ${next.limit_per_day ?? 'tier default'})` : ''}`;
+    const custom = next.limit_per_minute !== null || next.limit_per_day !== null || next.limit_streams !== null;
+    const streamsNote = next.limit_streams !== null ? `, streams ${next.limit_streams}` : '';
+    return `${user.email} is now ${tier}${custom ? ` (per minute ${next.limit_per_minute ?? 'tier default'}, per day ${next.limit_per_day ?? 'tier default'}${streamsNote})` : ''}`;
   });
 }
 
@@ -159,7 +161,7 @@ export async function runCli(argv: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
     options: {
-      help: { type: 'boolean', short: 'h' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' },
+      help: { type: 'boolean', short: 'h' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' }, streams: { type: 'string' },
       tier: { type: 'string' }, email: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' },
     },
   });

@@ -218,8 +218,8 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       return res.json() as { tier: string; role: string; limits: { per_minute: number; per_day: number } };
     };
     const row = async () =>
-      (await query<{ tier: string; role: string; limit_per_minute: number | null; limit_per_day: number | null }>(
-        sql`select tier, role, limit_per_minute, limit_per_day from users where email = ${email}`,
+      (await query<{ tier: string; role: string; limit_per_minute: number | null; limit_per_day: number | null; limit_streams: number | null }>(
+        sql`select tier, role, limit_per_minute, limit_per_day, limit_streams from users where email = ${email}`,
       ))[0];
 
     beforeAll(async () => {
@@ -243,21 +243,21 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       expect(await row()).toMatchObject({ tier: 'pro', limit_per_minute: null, limit_per_day: null });
       expect(await me()).toMatchObject({ tier: 'pro', limits: { per_minute: 1_000, per_day: 100_000 } });
 
-      const enterprise = await cli(['users', 'set-tier', email, 'enterprise', '--per-minute', '5', '--per-day', '50']);
+      const enterprise = await cli(['users', 'set-tier', email, 'enterprise', '--per-minute', '5', '--per-day', '50', '--streams', '7']);
       expect(enterprise.code, enterprise.stderr).toBe(0);
-      expect(enterprise.stdout).toContain(`${email} is now enterprise`);
-      expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50 });
-      expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 5, per_day: 50 } });
+      expect(enterprise.stdout).toContain(`${email} is now enterprise (per minute 5, per day 50, streams 7)`);
+      expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50, limit_streams: 7 });
+      expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 5, per_day: 50, streams: 7 } });
 
       // Custom limits are for enterprise only, as help says; the refusal changes nothing.
       const refused = await cli(['users', 'set-tier', email, 'pro', '--per-minute', '5000']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('custom limits (--per-minute, --per-day) are for the enterprise tier, not pro');
+      expect(refused.stderr).toContain('custom limits (--per-minute, --per-day, --streams) are for the enterprise tier, not pro');
       expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 50 });
 
       // Moving to another tier drops the custom limits; back to enterprise, they are gone.
       expect((await cli(['users', 'set-tier', email, 'standard'])).code).toBe(0);
-      expect(await row()).toMatchObject({ tier: 'standard', limit_per_minute: null, limit_per_day: null });
+      expect(await row()).toMatchObject({ tier: 'standard', limit_per_minute: null, limit_per_day: null, limit_streams: null });
       expect((await cli(['users', 'set-tier', email, 'enterprise', '--per-day', '70'])).code).toBe(0);
       expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: null, limit_per_day: 70 });
       expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 1_000, per_day: 70 } });

@@ -1211,6 +1211,8 @@ export interface components {
             limits: {
                 per_minute: number;
                 per_day: number;
+                /** @description Live streams the account may hold open at once */
+                streams: number;
             };
         };
         MfaStatus: {
@@ -1371,10 +1373,12 @@ export interface components {
             limits: {
                 per_minute: number;
                 per_day: number;
+                streams: number;
             };
             custom_limits: {
                 per_minute: number | null;
                 per_day: number | null;
+                streams: number | null;
             } | null;
             /**
              * Format: date-time
@@ -5696,6 +5700,8 @@ export interface operations {
                     limits?: {
                         per_minute: number;
                         per_day: number;
+                        /** @description Live streams open at once; default: the tier's */
+                        streams?: number;
                     } | null;
                     disabled?: boolean;
                 };

@@ -40,6 +40,14 @@ export interface TierAndLimits {
   tier: Tier;
   limit_per_minute: number | null;
   limit_per_day: number | null;
+  limit_streams: number | null;
+}
+
+/** The custom numbers an admin can set: null (or absent) keeps the tier's for that one. */
+export interface CustomLimits {
+  per_minute: number | null;
+  per_day: number | null;
+  streams?: number | null;
 }
 
 /**
@@ -48,16 +56,17 @@ export interface TierAndLimits {
  * move to another tier drops the custom limits the account had. `limits: null` returns to the
  * tier's defaults; a null number inside `limits` keeps that window at the default.
  */
-export function changeTier(current: { tier: string; limit_per_minute: number | null; limit_per_day: number | null }, change: {
+export function changeTier(current: { tier: string; limit_per_minute: number | null; limit_per_day: number | null; limit_streams: number | null }, change: {
   tier?: Tier;
-  limits?: { per_minute: number | null; per_day: number | null } | null;
+  limits?: CustomLimits | null;
 }): TierAndLimits {
   const tier = change.tier ?? (isTier(current.tier) ? current.tier : 'free');
-  const custom = change.limits !== undefined && change.limits !== null && (change.limits.per_minute !== null || change.limits.per_day !== null);
+  const asked = change.limits;
+  const custom = asked !== undefined && asked !== null && (asked.per_minute !== null || asked.per_day !== null || (asked.streams ?? null) !== null);
   if (custom && tier !== 'enterprise') {
     throw fieldError('/limits', 'enterprise_only', `Custom limits are for the enterprise tier; this account would be ${tier}.`);
   }
-  if (tier !== 'enterprise') return { tier, limit_per_minute: null, limit_per_day: null };
-  if (change.limits === undefined) return { tier, limit_per_minute: current.limit_per_minute, limit_per_day: current.limit_per_day };
-  return { tier, limit_per_minute: change.limits?.per_minute ?? null, limit_per_day: change.limits?.per_day ?? null };
+  if (tier !== 'enterprise') return { tier, limit_per_minute: null, limit_per_day: null, limit_streams: null };
+  if (asked === undefined) return { tier, limit_per_minute: current.limit_per_minute, limit_per_day: current.limit_per_day, limit_streams: current.limit_streams };
+  return { tier, limit_per_minute: asked?.per_minute ?? null, limit_per_day: asked?.per_day ?? null, limit_streams: asked?.streams ?? null };
 }

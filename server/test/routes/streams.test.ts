@@ -238,6 +238,26 @@ describe(`live streams (${dialect})`, () => {
     }, { timeout: 3_000 }).toBe(200);
   });
 
+  it('lets an admin give an enterprise account its own stream cap, shown in its limits', async () => {
+    const { user, token, chatId } = await account();
+    const admin = await t.signUp();
+    await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', admin.id).execute();
+    await t.deps.accounts.changed(admin.id);
+    const patch = (payload: object) => t.request({ method: 'PATCH', url: `/v1/admin/users/${user.id}`, headers: bearer(admin.tokens.access_token), payload });
+    expect((await patch({ limits: { per_minute: 500, per_day: 5000, streams: 2 } })).statusCode).toBe(400); // custom limits: enterprise only
+    const changed = await patch({ tier: 'enterprise', limits: { per_minute: 500, per_day: 5000, streams: 2 } });
+    expect(changed.json()).toMatchObject({ limits: { per_minute: 500, per_day: 5000, streams: 2 }, custom_limits: { streams: 2 } });
+    const me = await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
+    expect(me.json().limits).toEqual({ per_minute: 500, per_day: 5000, streams: 2 });
+    const two = [await stream(`/v1/chats/${chatId}/stream`, token), await stream('/v1/events/stream', token)];
+    expect(two.map((s) => s.status)).toEqual([200, 200]);
+    const third = await stream('/v1/events/stream', token);
+    expect(third.status).toBe(429);
+    expect(JSON.parse(await third.body())).toMatchObject({ code: 'too_many_streams', limit: 2 });
+    // Back to the tier's numbers: enterprise without custom limits holds 50.
+    expect((await patch({ limits: null })).json()).toMatchObject({ limits: { streams: 50 }, custom_limits: null });
+  });
+
   it('counts opening a stream as one request and the events on it as none', async () => {
     const { token, chatId } = await account();
     const usage = async () => (await t.request({ method: 'GET', url: '/v1/usage', headers: bearer(token) })).json().minute.used as number;

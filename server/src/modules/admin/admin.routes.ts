@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { listOf, PageLimit, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../core/ids.js';
-import { limitsFor, TIERS } from '../../core/tiers.js';
+import { limitsFor, streamCapFor, TIERS } from '../../core/tiers.js';
 import type { UserRow } from '../users/users.repository.js';
 import type { AdminService } from './admin.service.js';
 import { requireAuth } from '../../http/authenticate.js';
@@ -14,7 +14,11 @@ import type { SecurityLog } from '../security-log/security-log.js';
 // The columns are `integer` (32-bit on PostgreSQL): a larger limit overflowed there (a 500, found by fuzzing).
 const LIMIT_MAX = 2_147_483_647;
 const LimitsBody = Type.Object(
-  { per_minute: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }), per_day: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }) },
+  {
+    per_minute: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }),
+    per_day: Type.Integer({ minimum: 1, maximum: LIMIT_MAX }),
+    streams: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Live streams open at once; default: the tier\'s' })),
+  },
   { additionalProperties: false },
 );
 
@@ -27,8 +31,10 @@ export const AdminUser = Type.Object(
     role: Type.String(),
     disabled: Type.Boolean(),
     email_verified: Type.Boolean(),
-    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }, { additionalProperties: false, description: 'Effective limits' }),
-    custom_limits: Type.Union([Type.Object({ per_minute: Type.Union([Type.Integer(), Type.Null()]), per_day: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer() }, { additionalProperties: false, description: 'Effective limits' }),
+    custom_limits: Type.Union([Type.Object({
+      per_minute: Type.Union([Type.Integer(), Type.Null()]), per_day: Type.Union([Type.Integer(), Type.Null()]), streams: Type.Union([Type.Integer(), Type.Null()]),
+    }), Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -36,11 +42,11 @@ export const AdminUser = Type.Object(
 );
 
 function presentAdminUser(row: UserRow) {
-  const custom = row.limit_per_minute !== null || row.limit_per_day !== null;
+  const custom = row.limit_per_minute !== null || row.limit_per_day !== null || row.limit_streams !== null;
   return {
     id: row.id, email: row.email, name: row.name, tier: row.tier as (typeof TIERS)[number], role: row.role,
-    disabled: row.disabled === 1, email_verified: row.email_verified === 1, limits: limitsFor(row),
-    custom_limits: custom ? { per_minute: row.limit_per_minute, per_day: row.limit_per_day } : null,
+    disabled: row.disabled === 1, email_verified: row.email_verified === 1, limits: { ...limitsFor(row), streams: streamCapFor(row) },
+    custom_limits: custom ? { per_minute: row.limit_per_minute, per_day: row.limit_per_day, streams: row.limit_streams } : null,
     created_at: row.created_at, updated_at: row.updated_at,
   };
 }

@@ -4,14 +4,14 @@ import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
-import { changeTier, type Tier } from '../../core/tiers.js';
+import { changeTier, type CustomLimits, type Tier } from '../../core/tiers.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 
 export interface AdminUserChanges {
   tier?: Tier;
   /** Custom numbers for this account; null returns it to its tier's defaults. */
-  limits?: { per_minute: number; per_day: number } | null;
+  limits?: CustomLimits | null;
   disabled?: boolean;
 }
 

@@ -1,4 +1,4 @@
-import { limitsFor, isTier } from '../../core/tiers.js';
+import { limitsFor, isTier, streamCapFor } from '../../core/tiers.js';
 import type { UserRow } from './users.repository.js';
 
 /** Rows to wire shapes. The password hash never leaves this module's repository. */
@@ -13,6 +13,6 @@ export function presentMe(row: UserRow) {
     tier: isTier(row.tier) ? row.tier : 'free',
     role: row.role === 'admin' ? ('admin' as const) : ('user' as const),
     email_verified: row.email_verified === 1,
-    limits: limitsFor(row),
+    limits: { ...limitsFor(row), streams: streamCapFor(row) },
   };
 }

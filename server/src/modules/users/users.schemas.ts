@@ -31,7 +31,7 @@ export const Me = Type.Object(
     tier: StringEnum(TIERS),
     role: StringEnum(['user', 'admin']),
     email_verified: Type.Boolean(),
-    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer() }),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer({ description: 'Live streams the account may hold open at once' }) }),
   },
   { $id: 'Me', additionalProperties: false },
 );
