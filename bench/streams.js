@@ -65,7 +65,8 @@ async function measure(mode) {
   const a = newDeployment(mode, ROOT, `streams-${mode}-A`);
   const deployments = [a];
   try {
-    const env = { STREAM_HEARTBEAT_SECONDS: '15' };
+    // One PUBLIC_URL for both instances: it is the tokens' issuer (by default it names the port).
+    const env = { STREAM_HEARTBEAT_SECONDS: '15', PUBLIC_URL: 'http://gatehouse.bench' };
     await startGatehouse(a, { nodeArgs: ['--expose-gc', '--import', GC_ON_SIGNAL], env });
     const receiving = mode === 'redis' ? await startAnotherServer(a, ROOT, `streams-${mode}-B`) : a;
     if (receiving !== a) deployments.push(receiving);
@@ -74,7 +75,7 @@ async function measure(mode) {
     // Without Redis the server learns of the new tier when its 5 s account cache expires.
     for (const { token } of accounts) {
       for (let tries = 0; (await call(receiving.base, 'GET', '/v1/users/me', { token })).json.tier !== 'enterprise'; tries++) {
-        if (tries > 40) throw new Error('setup: the tier change did not reach the server');
+        if (tries > 80) throw new Error(`setup: the tier change did not reach ${receiving.name}`);
         await sleep(250);
       }
     }
