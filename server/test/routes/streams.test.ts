@@ -258,6 +258,17 @@ describe(`live streams (${dialect})`, () => {
     expect((await patch({ limits: null })).json()).toMatchObject({ limits: { streams: 50 }, custom_limits: null });
   });
 
+  it('answers HEAD with the head of a stream and holds no slot', async () => {
+    const { token, chatId } = await account();
+    for (let i = 0; i < 6; i++) {
+      const head = await fetch(`${base}/v1/chats/${chatId}/stream`, { method: 'HEAD', headers: bearer(token) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    }
+    const sse = await stream(`/v1/chats/${chatId}/stream`, token);
+    expect(sse.status).toBe(200);
+  });
+
   it('counts opening a stream as one request and the events on it as none', async () => {
     const { token, chatId } = await account();
     const usage = async () => (await t.request({ method: 'GET', url: '/v1/usage', headers: bearer(token) })).json().minute.used as number;

@@ -47,6 +47,11 @@ function streamRequest(request: FastifyRequest, lastEventId: string | undefined)
  * duration histogram) do not run for a stream: its duration is the client's choice, not a cost.
  */
 function sendStream(reply: FastifyReply, opened: OpenedStream): FastifyReply {
+  if (reply.request.method === 'HEAD') {
+    // The head of a stream, and nothing that would hold a slot open.
+    opened.cancel();
+    return reply.header('content-type', 'text/event-stream; charset=utf-8').send();
+  }
   reply.hijack();
   // X-Accel-Buffering: nginx would otherwise hold events back in its buffer.
   reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' });

@@ -38,6 +38,8 @@ export interface StreamRequest {
 export interface OpenedStream {
   /** Writes to the response (its head written by the caller): the replay, then live events. */
   start(out: ServerResponse): void;
+  /** Gives up the slot and the feed without starting (a HEAD request). */
+  cancel(): void;
 }
 
 /**
@@ -82,6 +84,7 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
         registry.add(stream);
         void replayThenLive(stream, request.lastEventId, since, replay);
       },
+      cancel: () => stream.close(),
     };
   }
 
