@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startServer, type ServerProcess } from './server-process.js';
 import { openSse, type SseConnection } from './sse-client.js';
+import { scratchPostgres } from './webhooks/process-helpers.js';
 
 /**
  * Live streams across two server processes on one PostgreSQL database and one Redis: an event
@@ -12,19 +12,15 @@ import { openSse, type SseConnection } from './sse-client.js';
 const enabled = Boolean(process.env.DATABASE_URL?.startsWith('postgres') && process.env.REDIS_URL);
 
 describe.runIf(enabled)('live streams across two instances on PostgreSQL + Redis', () => {
-  const dbName = `gatehouse_streams_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Client;
+  let database: Awaited<ReturnType<typeof scratchPostgres>>;
   let a: ServerProcess;
   let b: ServerProcess;
   const open: SseConnection[] = [];
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${dbName}`;
-    const env = { DATABASE_URL: url.toString(), REDIS_URL: process.env.REDIS_URL!, PUBLIC_URL: 'https://gatehouse.example', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000', LOG_LEVEL: 'warn' };
+    database = await scratchPostgres(process.env.DATABASE_URL, 'gatehouse_streams');
+    // Behind one load balancer, every instance has the same public URL (the tokens' issuer).
+    const env = { DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL!, PUBLIC_URL: 'https://gatehouse.example', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000', LOG_LEVEL: 'warn' };
     a = await startServer(env);
     b = await startServer(env);
   }, 60_000);
@@ -32,8 +28,7 @@ describe.runIf(enabled)('live streams across two instances on PostgreSQL + Redis
   afterAll(async () => {
     for (const c of open) c.close();
     await Promise.all([a?.stop(), b?.stop()]);
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database?.drop();
   });
 
   async function sse(base: string, path: string, token: string, headers: Record<string, string> = {}) {
