@@ -79,24 +79,31 @@ async function measure(mode) {
         await sleep(250);
       }
     }
-    await sleep(500);
-    const before = await memoryAfterGc(receiving);
-
     const sentAt = new Map();
     const latencies = [];
     const onEvent = (event, receivedAt) => {
       const at = sentAt.get(event.data?.content);
       if (at !== undefined) latencies.push(receivedAt - at);
     };
-    const streams = [];
-    for (let i = 0; i < STREAMS; i += 50) {
-      const batch = [];
-      for (let j = i; j < Math.min(STREAMS, i + 50); j++) {
-        const { token, chatId } = accounts[Math.floor(j / PER_ACCOUNT)];
-        batch.push(openStream(`${receiving.base}/v1/chats/${chatId}/stream`, token, onEvent));
+    const openAll = async () => {
+      const opened = [];
+      for (let i = 0; i < STREAMS; i += 50) {
+        const batch = [];
+        for (let j = i; j < Math.min(STREAMS, i + 50); j++) {
+          const { token, chatId } = accounts[Math.floor(j / PER_ACCOUNT)];
+          batch.push(openStream(`${receiving.base}/v1/chats/${chatId}/stream`, token, onEvent));
+        }
+        opened.push(...(await Promise.all(batch)));
       }
-      streams.push(...(await Promise.all(batch)));
-    }
+      return opened;
+    };
+    // A first round of streams opened and closed again, so what the process keeps once it has
+    // served that many (V8's young generation grown to its size, allocator pools) is in the
+    // baseline; the difference is then what open streams hold.
+    for (const s of await openAll()) s.close();
+    await sleep(1_500);
+    const before = await memoryAfterGc(receiving);
+    const streams = await openAll();
     await sleep(2_000);
     const open = await memoryAfterGc(receiving);
 

@@ -60,7 +60,10 @@ export const V1_MODULES: AppModule[] = [
   { name: 'admin', schemas: [AdminUser], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
   { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
   { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
-  { name: 'streams', register: (v1, d) => v1.register(streamsRoutes, { streams: d.streams.service, registry: d.streams.registry, chats: d.chats }) },
+  { name: 'streams', register: (v1, d) => v1.register(streamsRoutes, {
+    streams: d.streams.service, registry: d.streams.registry, chats: d.chats,
+    credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts },
+  }) },
   { name: 'webhooks', schemas: [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery], register: (v1, d) => v1.register(webhooksRoutes, { webhooks: d.webhooks.service }) },
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
 ];

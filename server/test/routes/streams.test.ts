@@ -195,6 +195,37 @@ describe(`live streams (${dialect})`, () => {
     expect(keepsGoing.events.at(-1)).toMatchObject({ event: 'stream.closed', data: { reason: 'account_disabled' } });
   });
 
+  it('refuses a stream whose key is revoked, or whose chat is deleted, while the stream is being set up', async () => {
+    const { user, token, chatId } = await account();
+    const key = (await post('/v1/api-keys', token, { name: 'runtime' })).body;
+    // Each change lands in the window between the checks of the request and the stream joining
+    // the feed: the service method is wrapped, once, to make it there.
+    const service = t.deps.streams.service;
+    const openAccount = service.openAccount;
+    service.openAccount = async (...args) => {
+      service.openAccount = openAccount;
+      await t.request({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, headers: bearer(token) });
+      return openAccount(...args);
+    };
+    const revoked = await stream('/v1/events/stream', key.key);
+    expect(revoked.status).toBe(401);
+
+    const chats = t.deps.chats;
+    const get = chats.get;
+    chats.get = async (...args) => {
+      chats.get = get;
+      const row = await get(...args);
+      await chats.delete(user.id, chatId);
+      return row;
+    };
+    const deleted = await stream(`/v1/chats/${chatId}/stream`, token);
+    expect(deleted.status).toBe(404);
+    // Neither holds a slot: the free account can still open its five.
+    const five = await Promise.all(Array.from({ length: 5 }, () => stream('/v1/events/stream', token)));
+    expect(five.map((s) => s.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const s of five) s.close();
+  });
+
   it('ends a stream when its access token expires, and when its chat or agent is deleted', async () => {
     const { token, chatId, agentId } = await account();
     const expiring = await stream('/v1/events/stream', token);

@@ -49,6 +49,8 @@ export function createLiveStream(input: { owner: StreamOwner; lastEventId: numbe
   let sent = input.lastEventId;
   let pending: StreamedEvent[] | null = [];
   let closed = false;
+  // Closed before it was attached (revoked while it was being set up): said once attached.
+  let closedEarly: CloseReason | undefined;
 
   const finish = () => {
     if (closed) return;
@@ -66,6 +68,11 @@ export function createLiveStream(input: { owner: StreamOwner; lastEventId: numbe
     owner: input.owner,
     attach(response) {
       out = response;
+      if (closed) {
+        if (closedEarly) out.write(`event: stream.closed\ndata: {"reason":"${closedEarly}"}\n\n`);
+        out.end();
+        return;
+      }
       out.on('close', finish);
       out.on('error', finish);
       // The client may have gone while the stream was being set up.
@@ -105,6 +112,8 @@ export function createLiveStream(input: { owner: StreamOwner; lastEventId: numbe
       } else if (out) {
         if (reason) out.write(`event: stream.closed\ndata: {"reason":"${reason}"}\n\n`);
         out.end();
+      } else {
+        closedEarly = reason;
       }
       finish();
     },

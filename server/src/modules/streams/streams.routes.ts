@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
-import { requireAccount, requireAuth } from '../../http/authenticate.js';
+import { parseBearer, requireAccount, requireAuth, resolveCredential, type AuthenticateDeps } from '../../http/authenticate.js';
+import type { AccountCache } from '../accounts/account-cache.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import { isId } from '../../core/ids.js';
 import { problemResponses } from '../../http/schemas.js';
@@ -59,7 +60,32 @@ function sendStream(reply: FastifyReply, opened: OpenedStream): FastifyReply {
   return reply;
 }
 
-export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService; registry: StreamRegistry; chats: ChatsService }> = async (app, { streams, registry, chats }) => {
+type CredentialDeps = Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'> & { accounts: Pick<AccountCache, 'get'> };
+
+/**
+ * The credential and the account once more, after the stream is registered: a revocation or a
+ * disabling that arrived while the stream was being set up (after the authenticate step, before
+ * the registry could hear of it) is then refused here instead of missed.
+ */
+async function assertStillValid(deps: CredentialDeps, request: FastifyRequest): Promise<void> {
+  await resolveCredential(deps, parseBearer(request.headers.authorization));
+  const account = await deps.accounts.get(requireAuth(request).userId);
+  if (!account) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
+  if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+}
+
+/** Runs the last checks on an opened stream; a refusal gives its slot and feed back. */
+async function confirm(opened: OpenedStream, checks: () => Promise<unknown>): Promise<OpenedStream> {
+  try {
+    await checks();
+    return opened;
+  } catch (error) {
+    opened.cancel();
+    throw error;
+  }
+}
+
+export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService; registry: StreamRegistry; chats: ChatsService; credentials: CredentialDeps }> = async (app, { streams, registry, chats, credentials }) => {
   // Open streams would keep the server waiting for their connections: end them first.
   app.addHook('preClose', (done) => {
     registry.closeAll();
@@ -77,7 +103,12 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
     const stream = streamRequest(request, request.query.last_event_id);
     if (!isId('chat', request.params.id)) throw new AppError('not_found', 'No chat with this id.');
     const chat = await chats.get(stream.auth.userId, request.params.id);
-    return sendStream(reply, await streams.openChat(stream, chat));
+    const opened = await streams.openChat(stream, chat);
+    // The chat again too: deleted before the stream joined the feed, its chat.deleted would be missed.
+    return sendStream(reply, await confirm(opened, async () => {
+      await assertStillValid(credentials, request);
+      await chats.get(stream.auth.userId, chat.id);
+    }));
   });
 
   app.get('/events/stream', {
@@ -96,6 +127,7 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
         throw new AppError('insufficient_scope', `This credential may not read ${pattern} events: platform events need their read scope, account events an access token from a login.`);
       }
     }
-    return sendStream(reply, await streams.openAccount(stream, visibleTypes(stream.auth, patterns)));
+    const opened = await streams.openAccount(stream, visibleTypes(stream.auth, patterns));
+    return sendStream(reply, await confirm(opened, () => assertStillValid(credentials, request)));
   });
 };

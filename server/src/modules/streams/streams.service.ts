@@ -68,6 +68,8 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
         slots.release(userId, slotId);
       },
     });
+    // Registered at once: a revocation that arrives while the stream is being set up ends it too.
+    registry.add(stream);
     let since: number;
     try {
       const watch = await feed.watch(userId, stream.deliver);
@@ -80,9 +82,7 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     return {
       start(out) {
         stream.attach(out);
-        if (stream.closed) return;
-        registry.add(stream);
-        void replayThenLive(stream, request.lastEventId, since, replay);
+        if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, replay);
       },
       cancel: () => stream.close(),
     };
