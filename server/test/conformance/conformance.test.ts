@@ -16,6 +16,7 @@ import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
+import { streamsJourney } from './journeys/streams.js';
 import { webhooksJourney } from './journeys/webhooks.js';
 import { operationsOf } from './spec.js';
 import { startStack, type Stack } from './stack.js';
@@ -68,6 +69,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   apiKeysJourney(ctx);
   agentsJourney(ctx);
   chatsJourney(ctx);
+  streamsJourney(ctx);
   webhooksJourney(ctx);
   adminJourney(ctx);
   rateLimitJourney(ctx);

@@ -14,6 +14,12 @@ import { describeViolations, verdictOf, type Violation } from './verdict.js';
  *   sign-in's steps). Prism's forwarder follows redirects itself, so these go to the server
  *   directly and the answer is checked here: a documented status, a Location, the request id.
  * Every answer the server gave through a proxy with a clean response is recorded for coverage.
+ *
+ * A live stream (`text/event-stream`, streamChat and streamEvents) is answered only once the
+ * server ends it: Prism reads the whole upstream body before it validates and forwards anything.
+ * So a request to a streaming operation is bounded (STREAM_BOUND_MS): a test that opens a stream
+ * must make the server end it (delete the chat, revoke the key), and a sweep that opened one by
+ * mistake fails with that message instead of hanging the run.
  */
 export interface Call {
   path?: Record<string, string>;
@@ -57,6 +63,9 @@ export interface Proxies {
 }
 
 type Expected = number | number[] | undefined;
+
+/** How long a request to a streaming operation may take, all of its stream included. */
+export const STREAM_BOUND_MS = 20_000;
 
 export class ContractClient {
   constructor(
@@ -158,8 +167,18 @@ export class ContractClient {
       body = call.raw.body;
     }
     // Redirects (a provider sign-in's browser steps) are answers to check, not to follow.
-    const res = await fetch(`${base}${url}`, { method: op.method, headers, body, redirect: 'manual' });
-    const text = await res.text();
+    const signal = op.streams ? AbortSignal.timeout(STREAM_BOUND_MS) : undefined;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${base}${url}`, { method: op.method, headers, body, redirect: 'manual', signal });
+      text = await res.text();
+    } catch (error) {
+      if (signal?.aborted) {
+        throw new Error(`${operationId} ${op.method} ${url}: no answer within ${STREAM_BOUND_MS} ms. Prism answers a live stream only once the server ends it: a request that opens one needs the server to end it (delete the chat, revoke the credential), and a sweep must not send one that succeeds.`);
+      }
+      throw error;
+    }
     let parsed: unknown = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text) {
       try {

@@ -16,13 +16,18 @@ export interface SpecOperation {
   hasBody: boolean;
   queryParams: string[];
   headerParams: string[];
+  /**
+   * Its success is a `text/event-stream` (Server-Sent Events) that only the server ends: a
+   * request that succeeds is answered, through Prism, only once the stream is over.
+   */
+  streams: boolean;
 }
 
 interface RawOperation {
   operationId?: string;
   security?: unknown[];
   parameters?: { in: string; name: string }[];
-  responses?: Record<string, unknown>;
+  responses?: Record<string, { content?: Record<string, unknown> }>;
   requestBody?: unknown;
 }
 
@@ -47,6 +52,7 @@ export function operationsOf(doc: OpenApiDocument): Map<string, SpecOperation> {
         hasBody: op.requestBody !== undefined,
         queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
         headerParams: (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+        streams: Object.entries(op.responses ?? {}).some(([status, answer]) => status.startsWith('2') && Object.keys(answer.content ?? {}).includes('text/event-stream')),
       });
     }
   }

@@ -9,6 +9,7 @@ import { createFuzzWorld, WORLD_ADDRESS } from './fuzz-world.js';
 import { expiredToken } from './jwt-forgery.js';
 import { isDocumented, openApiDocument, operationsOf, type Operation } from './openapi-operations.js';
 import { problemViolations, SlowestRequests } from './response-oracle.js';
+import { send as sendRequest } from './send.js';
 
 /**
  * Property 2: whatever an Authorization header holds — junk, wrong schemes, truncated or
@@ -52,7 +53,8 @@ afterAll(async () => {
 function send(op: Operation, authorization: string | undefined) {
   const ids = world.liveIds();
   const url = op.path.replace(/\{[^}]+\}/g, (_, offset: number) => ids[op.path.slice(0, offset).split('/').at(-2) ?? ''] ?? 'x');
-  return t.request({ method: op.method as 'GET', url, headers: authorization === undefined ? {} : { authorization } });
+  // A valid credential opens the live streams (GET …/stream): sendRequest reads no further than their start.
+  return sendRequest(t, { method: op.method as 'GET', url, headers: authorization === undefined ? {} : { authorization } });
 }
 
 describe(`the Authorization header under attack (${dialect})`, () => {

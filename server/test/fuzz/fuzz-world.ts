@@ -17,7 +17,7 @@ export interface FuzzWorld {
   ownerId: string;
   accessToken(): string;
   apiKey(): string;
-  /** Live ids by the path segment that names their collection: agents, chats, webhooks, api-keys, sessions, users. */
+  /** Live ids by the path segment that names their collection: agents, chats, messages (of the live chat), webhooks, api-keys, sessions, users. */
   liveIds(): Readonly<Record<string, string>>;
   /** Re-creates whatever a successful fuzz request deleted or revoked. */
   repair(): Promise<void>;
@@ -86,6 +86,14 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     await ensure('chats', '/v1/chats', async () => {
       const id = await created(call('POST', '/v1/chats', { agent_id: ids.agents, title: 'Fuzz chat' }), 'creating a chat');
       expectStatus(await call('POST', `/v1/chats/${id}/messages`, { role: 'user', content: 'hello' }), 201, 'posting a message');
+      // A streamed reply with deltas 1 to 20 applied, for …/messages/{message_id}/deltas and /complete:
+      // a delta whose sequence was applied already is answered 200 (finished or not), and fuzzed
+      // sequences are mostly small, so schema-shaped bodies reach a success. It lives as long as
+      // its chat (messages are not deleted one by one).
+      ids.messages = await created(call('POST', `/v1/chats/${id}/messages`, { role: 'assistant', status: 'streaming' }), 'starting a streamed reply');
+      for (let sequence = 1; sequence <= 20; sequence++) {
+        expectStatus(await call('POST', `/v1/chats/${id}/messages/${ids.messages}/deltas`, { sequence, content: `${sequence},` }), 200, 'appending a delta');
+      }
       return id;
     });
     await ensure('webhooks', '/v1/webhooks', () => created(call('POST', '/v1/webhooks', { url: PUBLIC_WEBHOOK_URL, events: ['*'] }), 'creating a webhook'));

@@ -8,7 +8,7 @@ import { REQUEST_TIME_BOUND_MS } from './fuzz-settings.js';
  * document lists for the operation, and for errors a problem+json body whose `code` is in the
  * catalogue with exactly this status. Returns the broken rules (empty when the answer is fine).
  */
-export function contractViolations(op: Operation, res: LightMyRequestResponse, elapsedMs: number, alsoAllowed: number[] = []): string[] {
+export function contractViolations(op: Operation, res: Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body'>, elapsedMs: number, alsoAllowed: number[] = []): string[] {
   const problems: string[] = [];
   const status = res.statusCode;
   if (status >= 500) problems.push(`answered ${status} (a server error)`);

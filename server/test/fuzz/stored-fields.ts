@@ -90,6 +90,22 @@ export function storedFields(world: FuzzWorld): StoredField[] {
       cleanup: (w) => remove(`/v1/chats/${w.json().id}`)(),
     },
     {
+      name: 'chat.title (PATCH)', kind: 'display', max: 200, pointer: '/title',
+      write: (value) => call('PATCH', `/v1/chats/${world.liveIds().chats}`, { title: value }),
+      readBack: async (w) => [w.json().title, (await get(`/v1/chats/${w.json().id}`)).title, (await inList(`/v1/chats?limit=100&agent_id=${world.liveIds().agents}`, w.json().id)).title] as string[],
+    },
+    {
+      // A streamed reply: the value is its one delta, so the text is the delta's text exactly.
+      name: 'message.content (delta)', kind: 'free', max: 32_768, pointer: '/content',
+      write: async (value) => {
+        const chat = world.liveIds().chats;
+        const reply = await call('POST', `/v1/chats/${chat}/messages`, { role: 'assistant', status: 'streaming' });
+        if (reply.statusCode !== 201) throw new Error(`starting a streamed reply answered ${reply.statusCode} ${reply.body.slice(0, 200)}`);
+        return call('POST', `/v1/chats/${chat}/messages/${reply.json().id}/deltas`, { sequence: 1, content: value });
+      },
+      readBack: async (w) => [w.json().content, (await inList(`/v1/chats/${world.liveIds().chats}/messages?limit=100`, w.json().id)).content] as string[],
+    },
+    {
       name: 'message.content', kind: 'free', max: 32_768, pointer: '/content',
       write: (value) => call('POST', `/v1/chats/${world.liveIds().chats}/messages`, { role: 'user', content: value }),
       readBack: async (w) => [w.json().content, (await inList(`/v1/chats/${world.liveIds().chats}/messages?limit=100`, w.json().id)).content] as string[],

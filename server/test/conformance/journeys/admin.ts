@@ -15,7 +15,11 @@ export function adminJourney(ctx: GetContext): void {
       const hobby = await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'hobby' } }, 200);
       expect(hobby.body).toMatchObject({ tier: 'hobby', custom_limits: null });
       const custom = await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'enterprise', limits: { per_minute: 5000, per_day: 500_000 } } }, 200);
-      expect(custom.body.limits).toEqual({ per_minute: 5000, per_day: 500_000 });
+      // The live-stream cap is the tier's until an admin sets the account's own.
+      expect(custom.body.limits).toEqual({ per_minute: 5000, per_day: 500_000, streams: 50 });
+      const streams = await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { limits: { per_minute: 5000, per_day: 500_000, streams: 7 } } }, 200);
+      expect(streams.body).toMatchObject({ limits: { per_minute: 5000, per_day: 500_000, streams: 7 }, custom_limits: { per_minute: 5000, per_day: 500_000, streams: 7 } });
+      expect((await user.api.call('getMe', { token: user.access }, 200)).body.limits).toEqual({ per_minute: 5000, per_day: 500_000, streams: 7 });
 
       // Disabling signs the account out everywhere (401); its API keys and logins get 403 account_disabled.
       const key = (await user.api.call('createApiKey', { token: user.access, json: { name: 'bot' } }, 201)).body.key;

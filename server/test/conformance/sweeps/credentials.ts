@@ -52,7 +52,8 @@ export function credentialSweeps(ctx: GetContext): void {
       const usageOnly = await keyWith('usage:read');
       const agentsOnly = await keyWith('agents:read');
       for (const [operationId, requirement] of Object.entries(REQUIREMENTS)) {
-        if (requirement === 'session' || requirement === 'admin') continue;
+        // 'any' (streamEvents) needs no scope: a usage-only key is admitted, to an endless stream.
+        if (requirement === 'session' || requirement === 'admin' || requirement === 'any') continue;
         const token = requirement === 'usage:read' ? agentsOnly : usageOnly;
         const answer = await actor.api.callInvalid(operationId, { token, path: unknownIds(actor.api.operation(operationId)) }, 403);
         expect(answer.body.code, operationId).toBe('insufficient_scope');

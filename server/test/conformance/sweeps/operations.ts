@@ -7,7 +7,7 @@ import { OIDC_PROVIDER } from '../stack.js';
  * table is the test's own statement of the contract; the sweeps check it covers exactly the
  * protected operations of the document, so a new route has to be added here.
  */
-export type Requirement = 'session' | 'admin' | `${'agents' | 'chats' | 'webhooks'}:${'read' | 'write'}` | 'usage:read';
+export type Requirement = 'session' | 'admin' | 'any' | `${'agents' | 'chats' | 'webhooks'}:${'read' | 'write'}` | 'usage:read';
 
 export const REQUIREMENTS: Record<string, Requirement> = {
   logout: 'session',
@@ -48,9 +48,17 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   createChat: 'chats:write',
   listChats: 'chats:read',
   getChat: 'chats:read',
+  updateChat: 'chats:write',
   deleteChat: 'chats:write',
   createMessage: 'chats:write',
+  appendMessageDelta: 'chats:write',
+  completeMessage: 'chats:write',
   listMessages: 'chats:read',
+  streamChat: 'chats:read',
+  // Any credential may open the account's stream: it shows the events that credential may read.
+  // So no sweep can get a 403 out of it without `types` beyond its reach (journeys/streams.ts),
+  // and a credential without scopes is *admitted*, to an endless stream (credentials.ts skips it).
+  streamEvents: 'any',
   createWebhook: 'webhooks:write',
   listWebhooks: 'webhooks:read',
   getWebhook: 'webhooks:read',
@@ -73,7 +81,7 @@ export const BUDGET_EXEMPT = new Set([
   'listIdentities', 'linkIdentity', 'unlinkIdentity',
 ]);
 
-/** Which id kind a path's {id} is, from the collection it sits in. */
+/** Which id kind a path's {id} is, from the collection it sits in (`{message_id}` is a message's). */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],
   [/^\/v1\/users\/me\/passkeys\//, 'passkey'],
@@ -94,7 +102,7 @@ export function unknownIds(op: SpecOperation): Record<string, string> {
   if (!op.path.includes('{id}')) return {};
   const kind = ID_KINDS.find(([pattern]) => pattern.test(op.path))?.[1];
   if (!kind) throw new Error(`${op.operationId}: no id kind for ${op.path}; add it to ID_KINDS`);
-  return { id: newId(kind) };
+  return { id: newId(kind), ...(op.path.includes('{message_id}') ? { message_id: newId('message') } : {}) };
 }
 
 /** A body the document and the server accept, for operations that need one to get past validation. */
@@ -103,8 +111,21 @@ export const VALID_BODIES: Record<string, unknown> = {
   renamePasskey: { name: 'Renamed' },
   updateWebhook: { description: 'Renamed' },
   createMessage: { role: 'user', content: 'Hello' },
+  updateChat: { title: 'Renamed' },
+  appendMessageDelta: { sequence: 1, content: 'more' },
   adminUpdateUser: { tier: 'hobby' },
 };
+
+/**
+ * Live streams (streamChat, streamEvents): a request they admit is an endless `text/event-stream`,
+ * which Prism answers only when the server ends it (contract-client.ts). Every sweep sends them
+ * only requests refused before the stream opens (no or a bad credential, a missing scope, a spent
+ * budget, a bad or unknown id); their 200s, 400s, 403s and the 429 too_many_streams are driven in
+ * journeys/streams.ts, where the test ends each stream it opens.
+ */
+export function streaming(ops: Iterable<SpecOperation>): SpecOperation[] {
+  return [...ops].filter((op) => op.streams);
+}
 
 export function secured(ops: Iterable<SpecOperation>): SpecOperation[] {
   return [...ops].filter((op) => op.secured);
