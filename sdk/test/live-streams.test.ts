@@ -38,7 +38,7 @@ describe('chats.stream against the live server (fetch)', () => {
 
     // The agent runtime, with an API key of its own.
     const { key } = await user.gh.apiKeys.create({ name: 'runtime', scopes: ['chats:write', 'chats:read'] });
-    const runtime = createGatehouse({ baseUrl: server.base, apiKey: key });
+    const runtime = createGatehouse({ baseUrl: server.base, apiKey: key! });
     await user.gh.chats.messages.create(chatId, { role: 'user', content: 'Tell me a story' });
     const reply = await runtime.chats.messages.create(chatId, { role: 'assistant', status: 'streaming' });
     for (const [i, content] of ['Once', ' upon', ' a time'].entries()) await runtime.chats.messages.appendDelta(chatId, reply.id, { sequence: i + 1, content });
@@ -59,6 +59,25 @@ describe('chats.stream against the live server (fetch)', () => {
     expect(resumed[0]!.sequence).toBe(events[2]!.sequence);
   });
 
+  it('calls onOpen once connected, and a stream that started live resumes from where it started', async () => {
+    const user = await signUp(server);
+    const chatId = await chatOf(user);
+    await user.gh.chats.messages.create(chatId, { role: 'user', content: 'before' });
+    let opened = 0;
+    const stream = user.gh.chats.stream(chatId, { transport: 'fetch', onOpen: () => opened++ });
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await expect.poll(() => opened).toBe(1);
+    // Started live: its position is the account's last event, so 'before' is not replayed later.
+    await expect.poll(() => stream.lastEventId).not.toBeNull();
+    const position = Number(stream.lastEventId);
+    await user.gh.chats.messages.create(chatId, { role: 'user', content: 'after' });
+    const event = (await first).value!;
+    expect((event.data as { content: string }).content).toBe('after');
+    expect(event.sequence).toBeGreaterThan(position);
+    stream.close();
+  });
+
   it('ends the iteration when the chat is deleted, and throws 404 for a chat that is not there', async () => {
     const user = await signUp(server);
     const chatId = await chatOf(user);
@@ -74,7 +93,7 @@ describe('chats.stream against the live server (fetch)', () => {
     const user = await signUp(server);
     const chatId = await chatOf(user);
     const { key, id } = await user.gh.apiKeys.create({ name: 'watcher', scopes: ['chats:read', 'agents:read'] });
-    const watcher = createGatehouse({ baseUrl: server.base, apiKey: key });
+    const watcher = createGatehouse({ baseUrl: server.base, apiKey: key! });
     const onlyAgents = collect(watcher.events.stream({ types: ['agent.*'] }), (events) => events.length === 1);
     const untilRevoked = rejection(collect(watcher.chats.stream(chatId), () => false));
     await new Promise((r) => setTimeout(r, 200));

@@ -28,6 +28,15 @@ function parseEverySplit(text: string): Parsed {
 const ENVELOPE = '{"id":"evt_1","type":"message.delta","created_at":"2026-11-25T10:00:00.000Z","data":{"content":"héllo ✓"}}';
 
 describe('SSE parser', () => {
+  it('reports an id-only event (where a live stream starts) without dispatching it', () => {
+    const ids: string[] = [];
+    const events: string[] = [];
+    const parser = createSseParser({ onEvent: (m) => events.push(`${m.id}:${m.data}`), onId: (id) => ids.push(id) });
+    parser.feed('retry: 2000\nid: 41\n\n: ping\n\nid: 42\ndata: {}\n\nevent: x\n\n');
+    expect(ids).toEqual(['41']);
+    expect(events).toEqual(['42:{}']);
+  });
+
   it('reads the server’s stream: retry, events with id/event/data, heartbeats', () => {
     const text = `retry: 2000\n\nid: 41\nevent: message.created\ndata: {"a":1}\n\n: ping\n\nid: 42\nevent: message.delta\ndata: ${ENVELOPE}\n\n`;
     expect(parseEverySplit(text)).toEqual({

@@ -42,6 +42,12 @@ export interface StreamOptions {
    * ~15 s) is taken for dead and replaced. Default 45 000 ms; 0 turns it off.
    */
   idleTimeoutMs?: number;
+  /**
+   * Called each time a connection is established (the server answered 200): from then on no event
+   * is missed. Load a first page of what the stream will update after the first call, and nothing
+   * falls between the two.
+   */
+  onOpen?: () => void;
 }
 
 /** Events, in order, each once; `for await` over it. Iterable once. */
@@ -125,9 +131,21 @@ export function openStream(config: StreamConfig, request: OpenStreamRequest): Ev
             continue;
           }
           refreshedAfter401 = false;
+          request.onOpen?.();
 
           const pending: SseMessage[] = [];
-          const parser = createSseParser({ onEvent: (message) => pending.push(message), onRetry: (ms) => backoff.setInitial(ms) });
+          const parser = createSseParser({
+            onEvent: (message) => pending.push(message),
+            onRetry: (ms) => backoff.setInitial(ms),
+            // Where a live stream starts: a reconnect resumes from there, so nothing after it is missed.
+            onId: (id) => {
+              const position = Number(id);
+              if (/^\d+$/.test(id) && position > lastSequence) {
+                lastSequence = position;
+                lastEventId = id;
+              }
+            },
+          });
           let reason: string | null = null;
           let delivered = false;
           reading: for (;;) {

@@ -18,6 +18,12 @@ export interface SseMessage {
 
 export interface SseHandlers {
   onEvent(message: SseMessage): void;
+  /**
+   * An event without data that set the last event ID (`id: 42` and a blank line): per the spec
+   * nothing is dispatched, but a reconnect sends that id. Gatehouse sends one when a stream starts
+   * live: the position the stream starts from.
+   */
+  onId?(id: string): void;
   /** A `retry:` line: the reconnection time the server asks for, in milliseconds. */
   onRetry?(milliseconds: number): void;
 }
@@ -40,10 +46,13 @@ export function createSseParser(handlers: SseHandlers): SseParser {
   let hasData = false;
   let eventType = '';
   let lastEventId = '';
+  let sawId = false;
 
   function dispatch(): void {
     // An event without data lines (only `id:` or `event:`) is not dispatched, per the spec.
     if (hasData) handlers.onEvent({ id: lastEventId, event: eventType || 'message', data });
+    else if (sawId) handlers.onId?.(lastEventId);
+    sawId = false;
     data = '';
     hasData = false;
     eventType = '';
@@ -66,7 +75,10 @@ export function createSseParser(handlers: SseHandlers): SseParser {
         break;
       case 'id':
         // A NUL in the id would make it unusable as a Last-Event-ID header value.
-        if (!value.includes('\0')) lastEventId = value;
+        if (!value.includes('\0')) {
+          lastEventId = value;
+          sawId = true;
+        }
         break;
       case 'retry':
         if (/^[0-9]+$/.test(value)) handlers.onRetry?.(Number(value));

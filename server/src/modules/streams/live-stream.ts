@@ -23,8 +23,12 @@ const RETRY_MS = 2_000;
 
 export interface LiveStream {
   readonly owner: StreamOwner;
-  /** Starts writing to the response, whose head the caller has written. */
-  attach(out: ServerResponse): void;
+  /**
+   * Starts writing to the response, whose head the caller has written. `position`: when the stream
+   * starts live (nothing to replay), the event number it starts after, sent as an `id:` line alone,
+   * so a client's reconnect resumes from exactly there.
+   */
+  attach(out: ServerResponse, position: number | null): void;
   /** From the feed: buffered while the replay runs, then written. */
   deliver(event: StreamedEvent): void;
   /** Writes an event now (the replay), unless one with this number or a later one was written. */
@@ -66,7 +70,7 @@ export function createLiveStream(input: { owner: StreamOwner; lastEventId: numbe
 
   const stream: LiveStream = {
     owner: input.owner,
-    attach(response) {
+    attach(response, position) {
       out = response;
       if (closed) {
         if (closedEarly) out.write(`event: stream.closed\ndata: {"reason":"${closedEarly}"}\n\n`);
@@ -77,7 +81,7 @@ export function createLiveStream(input: { owner: StreamOwner; lastEventId: numbe
       out.on('error', finish);
       // The client may have gone while the stream was being set up.
       if (out.destroyed) return finish();
-      out.write(`retry: ${RETRY_MS}\n\n`);
+      out.write(position === null ? `retry: ${RETRY_MS}\n\n` : `retry: ${RETRY_MS}\nid: ${position}\n\n`);
     },
     get closed() {
       return closed;

@@ -81,7 +81,8 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     }
     return {
       start(out) {
-        stream.attach(out);
+        const { lastEventId } = request;
+        stream.attach(out, lastEventId === null || lastEventId >= since ? (lastEventId ?? since) : null);
         if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, replay);
       },
       cancel: () => stream.close(),
