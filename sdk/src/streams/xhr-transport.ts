@@ -26,6 +26,7 @@ export interface XhrTransportOptions {
 
 export const DEFAULT_MAX_RESPONSE_CHARS = 1024 * 1024;
 
+const OPENED = 1;
 const HEADERS_RECEIVED = 2;
 const LOADING = 3;
 
@@ -68,10 +69,22 @@ export function xhrTransport(options: XhrTransportOptions): Transport {
         request.signal.removeEventListener('abort', onAbort);
         notifyReader();
       };
+      // React Native on iOS hands the XHR its request id in a later task; until then abort() cancels
+      // nothing and also unhooks the XHR from the native events, so the request would run on (and
+      // hold one of the account's stream slots) for good. A request sent but not answered yet is
+      // therefore aborted at its first event instead.
+      let abortOnFirstEvent = false;
+      const abortedBeforeItStarted = (): boolean => {
+        if (!abortOnFirstEvent) return false;
+        abortOnFirstEvent = false;
+        xhr.abort();
+        return true;
+      };
       // `phase` is `done` before abort() runs, so the events abort() fires synchronously are ignored.
       const abortRequest = () => {
         finish();
-        xhr.abort();
+        if (xhr.readyState === OPENED) abortOnFirstEvent = true;
+        else xhr.abort();
       };
       const keepUnread = () => {
         if (xhr.readyState >= LOADING) unread += xhr.responseText.slice(offset);
@@ -182,7 +195,7 @@ export function xhrTransport(options: XhrTransportOptions): Transport {
 
       // React Native only streams progress to JS when a progress or readystatechange handler is
       // set before send(); without one it delivers the body at the end, which never comes.
-      xhr.onreadystatechange = onStatus;
+      xhr.onreadystatechange = () => abortedBeforeItStarted() || onStatus();
       xhr.onprogress = onProgress;
       xhr.onload = onLoad;
       xhr.onerror = onFailure('failed');
