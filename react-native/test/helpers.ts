@@ -69,3 +69,14 @@ export function totpNow(otpauthUrl: string): string {
   const offset = mac[19]! & 15;
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
+
+/** Resolves with what `probe` returns once it is neither undefined nor false; polls every 5 ms. */
+export async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
