@@ -59,4 +59,5 @@ export const styles = StyleSheet.create({
   row: { paddingVertical: 14, borderBottomWidth: StyleSheet.hairlineWidth, borderColor: '#ccc' },
   rowTitle: { fontSize: 16 },
   muted: { color: '#666' },
+  typing: { color: '#666', fontSize: 20, lineHeight: 20 },
 });

@@ -1,5 +1,8 @@
-/** A chat: its messages newest at the bottom (an inverted list of the newest-first API), and a composer. */
-import { useMessages, type Chat } from '@gatehouse/react-native';
+/**
+ * A chat: its messages newest at the bottom (an inverted list of the newest-first API), and a
+ * composer. useMessages follows the chat live, so the agent's replies grow here as they stream.
+ */
+import { useMessages, type Chat, type Message } from '@gatehouse/react-native';
 import { useState } from 'react';
 import { FlatList, KeyboardAvoidingView, Platform, Text, TextInput, View } from 'react-native';
 import { Button, ErrorLine, Screen, styles } from '../ui';
@@ -33,17 +36,28 @@ export function ChatScreen({ chat, onBack }: { chat: Chat; onBack: () => void })
           data={messages.items}
           keyExtractor={(message) => message.id}
           onEndReached={() => void messages.loadMore()}
-          renderItem={({ item }) => (
-            <View style={styles.row}>
-              <Text style={styles.muted}>{item.role}</Text>
-              <Text style={styles.rowTitle}>{item.content}</Text>
-            </View>
-          )}
+          renderItem={({ item }) => <MessageRow message={item} />}
         />
         <ErrorLine error={error ?? messages.error} />
         <TextInput accessibilityLabel="Message" style={styles.input} value={draft} onChangeText={setDraft} placeholder="Write a message" multiline />
         <Button title={sending ? 'Sending…' : 'Send'} onPress={send} disabled={sending || draft.trim() === ''} />
       </KeyboardAvoidingView>
     </Screen>
+  );
+}
+
+/** One message; a reply still streaming shows its text so far and a typing indicator. */
+function MessageRow({ message }: { message: Message }) {
+  const streaming = message.status === 'streaming';
+  return (
+    <View style={styles.row}>
+      <Text style={styles.muted}>{message.role}</Text>
+      {message.content !== '' && <Text style={styles.rowTitle}>{message.content}</Text>}
+      {streaming && (
+        <Text accessibilityLabel={`${message.role} is writing`} style={styles.typing}>
+          …
+        </Text>
+      )}
+    </View>
   );
 }
