@@ -6,6 +6,8 @@ import { safeNext } from './lib/next.ts';
 import { navigate, useLocation, type Location } from './lib/router.ts';
 import { SessionProvider, useSession } from './lib/session.tsx';
 import { AgentsPage } from './pages/AgentsPage.tsx';
+import { ChatPage } from './pages/ChatPage.tsx';
+import { ChatsPage } from './pages/ChatsPage.tsx';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
@@ -18,6 +20,16 @@ import { ProviderCallbackPage } from './pages/ProviderCallbackPage.tsx';
 import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { accessOf } from './routes.ts';
 
+/** `/chats/<id>` → the id; null for any other path (or an id that is not valid percent-encoding). */
+function chatIdOf(path: string): string | null {
+  const raw = /^\/chats\/([^/]+)$/.exec(path)?.[1];
+  try {
+    return raw ? decodeURIComponent(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
 function page({ path, query }: Location): JSX.Element {
   switch (path) {
     case '/': return <OverviewPage />;
@@ -28,9 +40,12 @@ function page({ path, query }: Location): JSX.Element {
     case '/verify-email': return <VerifyEmailPage query={query} />;
     case '/oidc-callback': return <ProviderCallbackPage query={query} />;
     case '/agents': return <AgentsPage />;
+    case '/chats': return <ChatsPage query={query} />;
     case '/webhooks': return <WebhooksPage />;
   }
   if (path.startsWith('/settings/')) return <SettingsPage path={path} />;
+  const chatId = chatIdOf(path);
+  if (chatId) return <ChatPage key={chatId} chatId={chatId} />;
   return <NotFoundPage />;
 }
 

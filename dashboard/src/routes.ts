@@ -1,6 +1,7 @@
 /**
  * Client routes. The server answers index.html at exactly these (server/src/http/dashboard.ts,
- * DASHBOARD_ROUTES; `/settings/*` covers the settings sections); the browser test checks both agree.
+ * DASHBOARD_ROUTES; `/settings/*` covers the settings sections, `/chats/*` each chat's page);
+ * test/routes.test.ts checks both agree. A path ending in `/*` is that prefix and anything after it.
  */
 export type Access = 'signed-in' | 'signed-out' | 'any';
 
@@ -18,6 +19,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/verify-email', access: 'any' },
   { path: '/oidc-callback', access: 'any' },
   { path: '/agents', access: 'signed-in' },
+  { path: '/chats', access: 'signed-in' },
+  { path: '/chats/*', access: 'signed-in' },
   { path: '/webhooks', access: 'signed-in' },
   { path: '/settings', access: 'signed-in' },
   { path: '/settings/profile', access: 'signed-in' },
@@ -27,6 +30,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/settings/api-keys', access: 'signed-in' },
 ];
 
+const matches = (route: string, path: string) => route === path || (route.endsWith('/*') && path.startsWith(route.slice(0, -1)));
+
 export function accessOf(path: string): Access | null {
-  return ROUTES.find((r) => r.path === path)?.access ?? (path.startsWith('/settings/') ? 'signed-in' : null);
+  return ROUTES.find((r) => matches(r.path, path))?.access ?? (path.startsWith('/settings/') ? 'signed-in' : null);
 }

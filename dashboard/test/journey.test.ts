@@ -4,11 +4,13 @@
  * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
  * password reset, two-step verification (TOTP, recovery codes, step-up), passkeys (Chromium's
  * virtual authenticator), sign-in with an OpenID provider (oidc-provider on loopback, its own sign-in
- * form) and linking one in settings. Every page is photographed
- * at desktop and phone width.
+ * form) and linking one in settings; chats, with a reply streamed from here (as an agent's runtime)
+ * growing on the open page. Every page is photographed at desktop and phone width.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createGatehouse } from '@gatehouse/sdk';
 import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -331,6 +333,128 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete agent' }).click();
     await page.getByText('The agent “Scratch agent” is deleted.').waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+  });
+
+  /** An agent's runtime, acting from here with an API key of the signed-in account (chats only). */
+  async function agentRuntime() {
+    const stored = await page.evaluate(() => localStorage.getItem('gatehouse.dashboard.session'));
+    const { accessToken } = JSON.parse(stored!) as { accessToken: string };
+    const res = await fetch(`${server.base}/v1/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ name: 'Agent runtime', scopes: ['chats:read', 'chats:write'] }),
+    });
+    expect(res.status).toBe(201);
+    return createGatehouse({ baseUrl: server.base, apiKey: ((await res.json()) as { key: string }).key });
+  }
+
+  it('Chats: starts a chat with an agent and sends a message from the composer', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chats' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chats' }).waitFor();
+    await page.getByText('No chats yet.').waitFor();
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Support bot' });
+    await page.getByLabel('Title').fill('Refund question');
+    await page.getByRole('button', { name: 'Start chat' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Refund question' }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/chats\/cht_[0-9a-z]{26}$/);
+    await page.getByText('No messages yet.').waitFor();
+
+    // Enter sends (Shift+Enter would start a new line); the box empties once the message is in.
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Where is my refund?');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await messages.getByRole('listitem').filter({ hasText: 'Where is my refund?' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).inputValue()).toBe('');
+    expect(await messages.getAttribute('aria-live')).toBe('polite');
+  });
+
+  it('Chats: a reply streamed by the agent’s runtime grows on the open page, delta by delta, then completes', async () => {
+    const chatId = new URL(page.url()).pathname.split('/').pop()!;
+    const runtime = await agentRuntime();
+    const messages = page.getByRole('list', { name: 'Messages' });
+    const reply = messages.getByRole('listitem').filter({ hasText: 'Support bot' });
+    const replyText = () => reply.locator('.message-text').textContent({ timeout: 1_000 }).catch(() => null);
+
+    const started = await runtime.chats.messages.create(chatId, { role: 'assistant', status: 'streaming' });
+    await reply.getByText('writing…').waitFor();
+    // The user's message came back on the stream as well (it precedes the reply there): still shown once.
+    expect(await messages.getByRole('listitem').filter({ hasText: 'Where is my refund?' }).count()).toBe(1);
+
+    const pieces = ['Your refund', ' was sent on Monday;', ' expect it within three working days.'];
+    let text = '';
+    for (const [i, piece] of pieces.entries()) {
+      await runtime.chats.messages.appendDelta(chatId, started.id, { sequence: i + 1, content: piece });
+      text += piece;
+      // Each intermediate text is on screen, still marked as being written, before the next piece is sent.
+      await expect.poll(replyText).toBe(text);
+      expect(await reply.getByText('writing…').isVisible()).toBe(true);
+      if (i === 1) await shoot('chat-streaming');
+      await sleep(250);
+    }
+    await runtime.chats.messages.complete(chatId, started.id);
+    await reply.getByText('writing…').waitFor({ state: 'detached' });
+    expect(await replyText()).toBe(text);
+    expect(await messages.getByRole('listitem').count()).toBe(2);
+
+    // A rename elsewhere (chat.updated on the stream), then one here.
+    await runtime.chats.update(chatId, { title: 'Refund for order 1234' });
+    await page.getByRole('heading', { level: 1, name: 'Refund for order 1234' }).waitFor();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Title').fill('Refund sent');
+    await page.getByRole('button', { name: 'Save title' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Refund sent' }).waitFor();
+    expect(await focused()).toBe('Rename');
+    await shoot('chat');
+
+    // A reload at /chats/<id> (the server serves the page there) in the middle of a second reply:
+    // the list shows it part-written, the stream carries on from there, nothing doubled or lost.
+    const second = await runtime.chats.messages.create(chatId, { role: 'assistant', status: 'streaming' });
+    await runtime.chats.messages.appendDelta(chatId, second.id, { sequence: 1, content: 'Anything' });
+    await runtime.chats.messages.appendDelta(chatId, second.id, { sequence: 2, content: ' else?' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Refund sent' }).waitFor();
+    const secondReply = messages.getByRole('listitem').filter({ hasText: 'Anything' });
+    await secondReply.getByText('writing…').waitFor();
+    await runtime.chats.messages.appendDelta(chatId, second.id, { sequence: 3, content: ' Just ask.' });
+    await expect.poll(() => secondReply.locator('.message-text').textContent()).toBe('Anything else? Just ask.');
+    await runtime.chats.messages.complete(chatId, second.id);
+    await secondReply.getByText('writing…').waitFor({ state: 'detached' });
+    expect(await secondReply.locator('.message-text').textContent()).toBe('Anything else? Just ask.');
+    expect(await messages.getByRole('listitem').filter({ hasText: text }).count()).toBe(1);
+    expect(await messages.getByRole('listitem').count()).toBe(3);
+
+    // The list, and the same filtered by agent.
+    await page.getByRole('link', { name: 'All chats' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chats' }).waitFor();
+    const row = page.locator('tbody tr', { hasText: 'Refund sent' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Support bot');
+    await page.getByLabel('Show chats with').selectOption({ label: 'Support bot' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('agent')).toMatch(/^agt_/);
+    await row.waitFor();
+    await shoot('chats');
+
+    // Deleted elsewhere while open: the page says so, and the stream ends.
+    await row.getByRole('link', { name: 'Refund sent' }).click();
+    await messages.getByRole('listitem').filter({ hasText: text }).waitFor();
+    await runtime.chats.delete(chatId);
+    await page.getByText('This chat was deleted elsewhere').waitFor();
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete chat' }).count()).toBe(0);
+  });
+
+  it('Chats: deletes a chat from its page after a confirmation', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chats' }).click();
+    await page.getByText('No chats yet.').waitFor();
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Support bot' });
+    await page.getByRole('button', { name: 'Start chat' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Untitled chat' }).waitFor();
+    await page.getByRole('button', { name: 'Delete chat' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete chat' }).click();
+    await page.getByText('The chat is deleted.').waitFor();
+    await page.getByRole('link', { name: 'Back to your chats' }).click();
+    await page.getByText('No chats yet.').waitFor();
+    expectFailedResponses([]);
   });
 
   it('Webhooks: create (secret shown once) and delete', async () => {

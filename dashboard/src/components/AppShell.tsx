@@ -5,6 +5,7 @@ import { Link } from './Link.tsx';
 const NAV = [
   { href: '/', label: 'Overview', match: (p: string) => p === '/' },
   { href: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
+  { href: '/chats', label: 'Chats', match: (p: string) => p.startsWith('/chats') },
   { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
   { href: '/settings/profile', label: 'Settings', match: (p: string) => p.startsWith('/settings') },
 ];

@@ -1,6 +1,6 @@
 import { createGatehouse, webStorageTokenStore } from '@gatehouse/sdk';
 
-export type { Agent, ApiKey, CreatedApiKey, CreatedWebhookEndpoint, Me, Session, Usage, WebhookEndpoint } from '@gatehouse/sdk';
+export type { Agent, ApiKey, Chat, CreatedApiKey, CreatedWebhookEndpoint, Me, Message, Session, StreamEvent, Usage, WebhookEndpoint } from '@gatehouse/sdk';
 
 export const SCOPES = ['agents:read', 'agents:write', 'chats:read', 'chats:write', 'webhooks:read', 'webhooks:write', 'usage:read'] as const;
 

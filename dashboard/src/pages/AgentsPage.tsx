@@ -5,6 +5,7 @@ import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { LoadMore } from '../components/LoadMore.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { Link } from '../components/Link.tsx';
 import { gatehouse, type Agent } from '../lib/api.ts';
 import { formatDate } from '../lib/format.ts';
 import { usePagedList } from '../lib/hooks.ts';
@@ -21,7 +22,7 @@ export function AgentsPage() {
   });
   return (
     <>
-      <PageHeading title="Agents">The agents your runtimes answer for. Their chats and messages are reached through the API.</PageHeading>
+      <PageHeading title="Agents">The agents your runtimes answer for. Their conversations are under Chats.</PageHeading>
       <AgentForm
         onCreated={(agent) => {
           setMessage(`The agent “${agent.name}” is created.`);
@@ -48,9 +49,14 @@ export function AgentsPage() {
                 label: 'Actions',
                 actions: true,
                 render: (a) => (
-                  <button type="button" class="button button-danger button-small" onClick={() => remove.ask(a)} aria-label={`Delete the agent ${a.name}`}>
-                    Delete
-                  </button>
+                  <>
+                    <Link href={`/chats?agent=${encodeURIComponent(a.id)}`} class="button button-secondary button-small" aria-label={`Chats with ${a.name}`}>
+                      Chats
+                    </Link>{' '}
+                    <button type="button" class="button button-danger button-small" onClick={() => remove.ask(a)} aria-label={`Delete the agent ${a.name}`}>
+                      Delete
+                    </button>
+                  </>
                 ),
               },
             ]}

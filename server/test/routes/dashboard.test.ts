@@ -41,7 +41,7 @@ describe('dashboard at /', () => {
   });
 
   it('answers index.html with a strict CSP at every client route', async () => {
-    for (const route of [...DASHBOARD_ROUTES.filter((r) => !r.includes('*')), '/settings/api-keys', '/settings/sessions']) {
+    for (const route of [...DASHBOARD_ROUTES.filter((r) => !r.includes('*')), '/settings/api-keys', '/settings/sessions', '/chats/cht_0123456789abcdefghjkmnpqrs']) {
       const res = await built.inject({ method: 'GET', url: `${route}?token=abc` });
       expect(res.statusCode, route).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
