@@ -1439,6 +1439,8 @@ export interface components {
              * @enum {string}
              */
             status: "streaming" | "completed";
+            /** @description The sequence number of the last delta in `content` (0: none): a client that read the message applies the deltas after it */
+            delta_sequence: number;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z

@@ -54,7 +54,7 @@ describe(`live streams (${dialect})`, () => {
     }
     // Anyone reading the list meanwhile sees the text so far.
     const list = await t.request({ method: 'GET', url: `/v1/chats/${chatId}/messages`, headers: bearer(token) });
-    expect(list.json().data[0]).toMatchObject({ id: reply.id, content: 'Hi there!', status: 'streaming' });
+    expect(list.json().data[0]).toMatchObject({ id: reply.id, content: 'Hi there!', status: 'streaming', delta_sequence: 3 });
     expect((await post(`/v1/chats/${chatId}/messages/${reply.id}/complete`, token)).body).toMatchObject({ content: 'Hi there!', status: 'completed' });
     await t.request({ method: 'PATCH', url: `/v1/chats/${chatId}`, headers: bearer(token), payload: { title: 'Greetings' } });
 

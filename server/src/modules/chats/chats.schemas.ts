@@ -18,6 +18,7 @@ export const Message = Type.Object(
     role: StringEnum(['user', 'assistant']),
     content: Type.String({ description: 'The whole text; while the message streams, the text so far' }),
     status: StringEnum(MESSAGE_STATUSES, { description: "'streaming' while an agent runtime appends deltas, then 'completed'" }),
+    delta_sequence: Type.Integer({ description: 'The sequence number of the last delta in `content` (0: none): a client that read the message applies the deltas after it' }),
     created_at: Timestamp,
   },
   { $id: 'Message', additionalProperties: false },

@@ -16,7 +16,8 @@ export type MessageRow = Selectable<MessagesTable>;
 
 export const presentChat = (c: ChatRow) => ({ id: c.id, agent_id: c.agent_id, title: c.title, created_at: c.created_at, updated_at: c.updated_at });
 export const presentMessage = (m: MessageRow) => ({
-  id: m.id, chat_id: m.chat_id, role: m.role as 'user' | 'assistant', content: m.content, status: m.status as MessageStatus, created_at: m.created_at,
+  id: m.id, chat_id: m.chat_id, role: m.role as 'user' | 'assistant', content: m.content, status: m.status as MessageStatus, delta_sequence: m.delta_sequence,
+  created_at: m.created_at,
 });
 
 type Owned = { userId: string };
