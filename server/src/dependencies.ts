@@ -209,7 +209,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
     webhooks.worker.start();
     const streams = createStreams({
-      db: database.db, bus, accounts, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
+      db: database.db, dialect: database.dialect, bus, accounts, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
       heartbeatSeconds: config.streamHeartbeatSeconds, onError,
     });
     const eventRetention = createEventRetention({ db: database.db, clock, onError });

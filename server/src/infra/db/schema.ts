@@ -127,7 +127,7 @@ export interface EventsTable {
   type: string;
   data: string; // JSON
   created_at: string;
-  /** The account's event number, in commit order (migration 0011); null on events from before it. */
+  /** The account's event number, given by the live streams' numbering (event-sequencer.ts); null until then. */
   seq: number | null;
   /** The chat the event is about, for its live stream. */
   chat_id: string | null;

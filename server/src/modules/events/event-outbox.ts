@@ -15,34 +15,24 @@ export interface EventEnvelope {
 export interface RecordedEvent {
   event: EventEnvelope;
   userId: string;
-  /** The account's event number (commit order): the `id:` of live streams. */
-  seq: number;
   /** Pending deliveries written with it: the delivery worker is woken after the commit only when > 0. */
   deliveries: number;
 }
 
-const insertEvent = preparedQuery((q, $: { id: string; userId: string; type: string; data: string; createdAt: string; seq: number; chatId: string | null }) =>
-  q.insertInto('events').values({ id: $.id, user_id: $.userId, type: $.type, data: $.data, created_at: $.createdAt, seq: $.seq, chat_id: $.chatId }));
+// No number yet (`seq` null): live streams number an account's events in the order they see them
+// committed (event-sequencer.ts), so a write takes no lock beyond its own rows.
+const insertEvent = preparedQuery((q, $: { id: string; userId: string; type: string; data: string; createdAt: string; chatId: string | null }) =>
+  q.insertInto('events').values({ id: $.id, user_id: $.userId, type: $.type, data: $.data, created_at: $.createdAt, chat_id: $.chatId }));
 const enabledEndpoints = preparedQuery((q, $: { userId: string }) =>
   q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1));
 const enabledEndpoint = preparedQuery((q, $: { userId: string; id: string }) =>
   q.selectFrom('webhook_endpoints').select(['id', 'events']).where('user_id', '=', $.userId).where('enabled', '=', 1).where('id', '=', $.id));
-const nextSequence = preparedQuery((q, $: { userId: string }) =>
-  q.insertInto('event_sequences').values({ user_id: $.userId, seq: 1 })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })))
-    .returning('seq'));
 
 /**
  * The transactional outbox: called with the transaction that makes the change, it writes the
  * event and one pending delivery per matching enabled endpoint. Either all of it commits with the
- * change or none of it does, so a crash can neither lose an event nor invent one.
- *
- * It also numbers the event: the account's counter row is bumped here, so events get 1, 2, 3… in
- * commit order (the row lock makes a second transaction of the account wait until the first
- * commits) with no gaps (a rollback undoes the bump), which is what lets a live stream resume with
- * `seq > Last-Event-ID` and notice a missed notification. Call it LAST in a transaction, after
- * every other row it locks: the counter holder then waits for nothing but its own inserts, so no
- * lock cycle can form through it. (Endpoints are read before the bump for the same reason.)
+ * change or none of it does, so a crash can neither lose an event nor invent one. After the
+ * commit, hand what it returns to the event signal (event-signal.ts).
  */
 export async function recordEvent(
   trx: Kysely<Database>,
@@ -57,8 +47,7 @@ export async function recordEvent(
       ? await enabledEndpoint.all({ userId: input.userId, id: input.onlyEndpointId }, trx)
       : await enabledEndpoints.all({ userId: input.userId }, trx);
   const targets = input.onlyEndpointId ? endpoints : endpoints.filter((e) => e.events.split(' ').some((p) => patternMatches(p, event.type)));
-  const { seq } = (await nextSequence.first({ userId: input.userId }, trx))!;
-  await insertEvent.run({ id: event.id, userId: input.userId, type: event.type, data: JSON.stringify(event.data), createdAt: now, seq: Number(seq), chatId: input.chatId ?? null }, trx);
+  await insertEvent.run({ id: event.id, userId: input.userId, type: event.type, data: JSON.stringify(event.data), createdAt: now, chatId: input.chatId ?? null }, trx);
   if (targets.length > 0) {
     await trx
       .insertInto('deliveries')
@@ -68,5 +57,5 @@ export async function recordEvent(
       })))
       .execute();
   }
-  return { event, userId: input.userId, seq: Number(seq), deliveries: targets.length };
+  return { event, userId: input.userId, deliveries: targets.length };
 }

@@ -12,23 +12,21 @@ export interface EventSignal {
   committed(...recorded: RecordedEvent[]): void;
   /** The delivery worker: deliveries were written. */
   onDeliveries(listener: () => void): void;
-  /** The live streams: an account's events up to `seq` are committed. */
-  onCommitted(listener: (userId: string, seq: number) => void): void;
+  /** The live streams: the account has newly committed events. */
+  onCommitted(listener: (userId: string) => void): void;
 }
 
 export type OnEventsCommitted = EventSignal['committed'];
 
 export function createEventSignal(): EventSignal {
   const deliveryListeners: Array<() => void> = [];
-  const commitListeners: Array<(userId: string, seq: number) => void> = [];
+  const commitListeners: Array<(userId: string) => void> = [];
   return {
     committed(...recorded) {
       if (recorded.length === 0) return;
       if (recorded.some((r) => r.deliveries > 0)) for (const l of deliveryListeners) l();
-      // One notice per account, its highest number: a stream reads everything up to it.
-      const last = new Map<string, number>();
-      for (const r of recorded) last.set(r.userId, Math.max(r.seq, last.get(r.userId) ?? 0));
-      for (const [userId, seq] of last) for (const l of commitListeners) l(userId, seq);
+      // One notice per account: a stream reads whatever is new.
+      for (const userId of new Set(recorded.map((r) => r.userId))) for (const l of commitListeners) l(userId);
     },
     onDeliveries: (listener) => void deliveryListeners.push(listener),
     onCommitted: (listener) => void commitListeners.push(listener),

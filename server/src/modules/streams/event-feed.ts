@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
+import type { EventSequencer } from '../events/event-sequencer.js';
 import type { EventType } from '../events/event-types.js';
 import type { LiveNotices } from './live-notices.js';
 
@@ -17,13 +18,12 @@ export interface StreamedEvent {
 export type FeedListener = (event: StreamedEvent) => void;
 
 const PAGE = 500;
-/** Bounds the delay of an event whose notice was lost (a crash between commit and publish). */
+/** Bounds the delay of an event whose notice was lost (Redis away, a crash between commit and publish). */
 const SAFETY_CHECK_MS = 10_000;
 
 const COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
 const eventsAfter = preparedQuery((q, $: { userId: string; after: number; limit: number }) =>
   q.selectFrom('events').select(COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).orderBy('seq').limit($.limit));
-const counterOf = preparedQuery((q, $: { userId: string }) => q.selectFrom('event_sequences').select('seq').where('user_id', '=', $.userId));
 
 export const toStreamed = (row: { seq: number | null; id: string; type: string; created_at: string; chat_id: string | null; data: string }): StreamedEvent => ({
   seq: Number(row.seq), id: row.id, type: row.type as EventType, createdAt: row.created_at, chatId: row.chat_id, dataJson: row.data,
@@ -33,38 +33,44 @@ interface Hub {
   listeners: Set<FeedListener>;
   /** Every event up to here has been handed to the listeners. */
   lastSeq: number;
-  /** The highest number a notice announced. */
-  target: number;
+  /** A notice came while reading: read again once done. */
+  dirty: boolean;
   reading: boolean;
   ready: Promise<void>;
 }
 
 /**
  * This instance's view of the accounts it streams for: per account one hub that hears notices
- * (live-notices.ts) and reads the events it has not seen, in order, from the database, once for
- * all of the account's streams here. Events are numbered without gaps per account
- * (event-outbox.ts), so "after the last one I handed out" is all a hub needs to know: a late,
- * repeated or lost notice changes when events arrive, never which or in what order.
+ * (live-notices.ts), numbers what was committed (event-sequencer.ts) and reads the events it has
+ * not handed out yet, in order, from the database, once for all of the account's streams here.
+ * Numbers have no gaps and never go back, so "after the last one I handed out" is all a hub needs
+ * to know: a late, repeated or lost notice changes when events arrive, never which or in what order.
  */
-export function createEventFeed(deps: { db: Kysely<Database>; notices: LiveNotices; onError: (error: unknown) => void }) {
-  const { db, notices } = deps;
+export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSequencer; notices: LiveNotices; onError: (error: unknown) => void }) {
+  const { db, sequencer, notices } = deps;
   const hubs = new Map<string, Hub>();
 
   async function catchUp(userId: string, hub: Hub): Promise<void> {
-    if (hub.reading) return;
+    if (hub.reading) {
+      hub.dirty = true;
+      return;
+    }
     hub.reading = true;
     try {
-      while (hub.target > hub.lastSeq && hubs.get(userId) === hub) {
-        const rows = await eventsAfter.all({ userId, after: hub.lastSeq, limit: PAGE }, db);
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          const event = toStreamed(row);
-          hub.lastSeq = event.seq;
-          for (const listener of hub.listeners) listener(event);
+      do {
+        hub.dirty = false;
+        await sequencer.sequence(userId);
+        for (;;) {
+          if (hubs.get(userId) !== hub) return;
+          const rows = await eventsAfter.all({ userId, after: hub.lastSeq, limit: PAGE }, db);
+          for (const row of rows) {
+            const event = toStreamed(row);
+            hub.lastSeq = event.seq;
+            for (const listener of hub.listeners) listener(event);
+          }
+          if (rows.length < PAGE) break;
         }
-        if (rows.length < PAGE) hub.target = Math.max(hub.target, hub.lastSeq);
-        else hub.target = Math.max(hub.target, hub.lastSeq + 1);
-      }
+      } while (hub.dirty);
     } catch (error) {
       deps.onError(error);
     } finally {
@@ -72,36 +78,35 @@ export function createEventFeed(deps: { db: Kysely<Database>; notices: LiveNotic
     }
   }
 
-  function notice(userId: string, seq: number): void {
+  function notice(userId: string): void {
     const hub = hubs.get(userId);
-    if (!hub || seq <= hub.target) return;
-    hub.target = seq;
-    void hub.ready.then(() => catchUp(userId, hub));
+    if (hub) void hub.ready.then(() => catchUp(userId, hub), () => {});
   }
   notices.onNotice(notice);
   // Notices sent while Redis was away are lost: look for everything newer.
   notices.onReconnect(() => {
-    for (const [userId, hub] of hubs) notice(userId, hub.lastSeq + 1);
+    for (const userId of hubs.keys()) notice(userId);
   });
-  const safety = setInterval(() => void checkCounters().catch(deps.onError), SAFETY_CHECK_MS);
+  const safety = setInterval(() => void checkAll().catch(deps.onError), SAFETY_CHECK_MS);
   safety.unref();
 
-  async function checkCounters(): Promise<void> {
+  /** The accounts streamed here with events not numbered yet, or numbered (elsewhere) beyond what was read. */
+  async function checkAll(): Promise<void> {
     const userIds = [...hubs.keys()];
     for (let i = 0; i < userIds.length; i += PAGE) {
-      const rows = await db.selectFrom('event_sequences').select(['user_id', 'seq']).where('user_id', 'in', userIds.slice(i, i + PAGE)).execute();
-      for (const row of rows) notice(row.user_id, Number(row.seq));
+      const some = userIds.slice(i, i + PAGE);
+      const pending = await db.selectFrom('events').select('user_id').distinct().where('user_id', 'in', some).where('seq', 'is', null).execute();
+      for (const row of pending) notice(row.user_id);
+      const counters = await db.selectFrom('event_sequences').select(['user_id', 'seq']).where('user_id', 'in', some).execute();
+      for (const row of counters) if (Number(row.seq) > (hubs.get(row.user_id)?.lastSeq ?? Infinity)) notice(row.user_id);
     }
   }
 
   function createHub(userId: string): Hub {
-    const hub: Hub = { listeners: new Set(), lastSeq: 0, target: 0, reading: false, ready: Promise.resolve() };
-    // Listen first, then read the counter: a notice can then not fall between the two.
+    const hub: Hub = { listeners: new Set(), lastSeq: 0, dirty: false, reading: false, ready: Promise.resolve() };
+    // Listen first, then number and take the last number: a notice cannot fall between the two.
     hub.ready = notices.listen(userId).then(async () => {
-      const row = await counterOf.first({ userId }, db);
-      hub.lastSeq = Number(row?.seq ?? 0);
-      if (hub.target > hub.lastSeq) void catchUp(userId, hub);
-      else hub.target = hub.lastSeq;
+      hub.lastSeq = await sequencer.sequence(userId);
     });
     hubs.set(userId, hub);
     return hub;
@@ -110,7 +115,7 @@ export function createEventFeed(deps: { db: Kysely<Database>; notices: LiveNotic
   return {
     /**
      * Hands `listener` every event of the account numbered after the returned `since`, in order,
-     * until `stop()`. Events up to `since` are in the database for the caller to replay.
+     * until `stop()`. Events up to `since` are numbered, in the database, for the caller to replay.
      */
     async watch(userId: string, listener: FeedListener): Promise<{ since: number; stop(): void }> {
       let hub = hubs.get(userId) ?? createHub(userId);

@@ -1,31 +1,32 @@
 import type { Redis } from 'ioredis';
+import { batchPerTurn } from '../../infra/turn-batch.js';
 
 /**
- * "Account U's events up to number N are committed": the one message live streams need to cross
- * instances. It carries no event, only the number; every instance that has a stream of U reads
- * what it has not seen from the database (event-feed.ts), so a notice lost on the way costs a
- * delay until the next one, never an event, and Redis never holds account data.
+ * "Account U has newly committed events": the one message live streams need to cross instances.
+ * It carries no event; every instance that has a stream of U numbers and reads what it has not
+ * seen from the database (event-feed.ts), so a notice lost on the way costs a delay until the
+ * next one (or the feed's periodic check), never an event, and Redis never holds account data.
  *
  * In memory a notice reaches this process. On Redis each account has its own channel, which an
  * instance subscribes to only while it holds one of the account's streams, so an instance hears
  * about the accounts it serves and nothing else.
  */
 export interface LiveNotices {
-  publish(userId: string, seq: number): void;
+  publish(userId: string): void;
   /** Starts hearing an account; resolves once notices for it will arrive. */
   listen(userId: string): Promise<void>;
   unlisten(userId: string): void;
-  onNotice(handler: (userId: string, seq: number) => void): void;
+  onNotice(handler: (userId: string) => void): void;
   /** Called after a lost Redis connection comes back: notices may have been missed meanwhile. */
   onReconnect(handler: () => void): void;
   close(): Promise<void>;
 }
 
 export function createMemoryLiveNotices(): LiveNotices {
-  const handlers: Array<(userId: string, seq: number) => void> = [];
+  const handlers: Array<(userId: string) => void> = [];
   return {
-    publish: (userId, seq) => {
-      for (const h of handlers) h(userId, seq);
+    publish: (userId) => {
+      for (const h of handlers) h(userId);
     },
     listen: async () => {},
     unlisten: () => {},
@@ -40,16 +41,19 @@ const SUBSCRIBE_WAIT_MS = 2_000;
 export function createRedisLiveNotices(deps: { publisher: Redis; subscriber: Redis; prefix: string; onError: (error: unknown) => void }): LiveNotices {
   const { publisher, subscriber } = deps;
   const channelPrefix = `${deps.prefix}live:`;
-  const handlers: Array<(userId: string, seq: number) => void> = [];
+  const handlers: Array<(userId: string) => void> = [];
   const reconnectHandlers: Array<() => void> = [];
-  const local = (userId: string, seq: number) => {
-    for (const h of handlers) h(userId, seq);
+  const local = (userId: string) => {
+    for (const h of handlers) h(userId);
   };
-  subscriber.on('message', (channel: string, raw: string) => {
-    if (!channel.startsWith(channelPrefix)) return;
-    const seq = Number(raw);
-    if (Number.isSafeInteger(seq)) local(channel.slice(channelPrefix.length), seq);
+  subscriber.on('message', (channel: string) => {
+    if (channel.startsWith(channelPrefix)) local(channel.slice(channelPrefix.length));
   });
+  const toRedis = batchPerTurn<string>((userIds) => {
+    const pipeline = publisher.pipeline();
+    for (const userId of new Set(userIds)) pipeline.publish(channelPrefix + userId, '1');
+    pipeline.exec().catch(deps.onError);
+  }, 1_000);
   let wasReady = true;
   subscriber.on('close', () => (wasReady = false));
   subscriber.on('ready', () => {
@@ -57,11 +61,11 @@ export function createRedisLiveNotices(deps: { publisher: Redis; subscriber: Red
     wasReady = true;
   });
   return {
-    publish(userId, seq) {
-      // This instance's own streams hear at once; the others through Redis (not awaited: the
-      // request that committed the change does not wait for fan-out).
-      local(userId, seq);
-      publisher.publish(channelPrefix + userId, String(seq)).catch(deps.onError);
+    publish(userId) {
+      // This instance's own streams hear at once; the others through Redis, the notices of one
+      // event-loop turn in one pipeline (not awaited: the request that committed does not wait).
+      local(userId);
+      toRedis(userId);
     },
     async listen(userId) {
       // With Redis away the subscription waits for it; the stream starts anyway and hears of other

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
+import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import type { EventSignal } from '../events/event-signal.js';
+import { createEventSequencer } from '../events/event-sequencer.js';
 import { createEventFeed } from './event-feed.js';
 import type { LiveNotices } from './live-notices.js';
 import { createStreamRegistry } from './stream-registry.js';
@@ -12,15 +14,16 @@ import { createStreamsService } from './streams.service.js';
 
 /**
  * Live streams, wired: every commit that recorded events becomes a notice (to this instance's
- * feed, and through Redis to the others), the feed reads the events for the streams open here.
+ * feed, and through Redis to the others); the feed numbers and reads the events for the streams
+ * open here.
  */
 export function createStreams(deps: {
-  db: Kysely<Database>; bus: Bus; accounts: Pick<AccountCache, 'get'>; clock: Clock; events: EventSignal; notices: LiveNotices; slots: StreamSlots;
+  db: Kysely<Database>; dialect: DialectName; bus: Bus; accounts: Pick<AccountCache, 'get'>; clock: Clock; events: EventSignal; notices: LiveNotices; slots: StreamSlots;
   heartbeatSeconds: number; onError: (error: unknown) => void;
 }) {
   const { notices } = deps;
-  deps.events.onCommitted((userId, seq) => notices.publish(userId, seq));
-  const feed = createEventFeed({ db: deps.db, notices, onError: deps.onError });
+  deps.events.onCommitted((userId) => notices.publish(userId));
+  const feed = createEventFeed({ db: deps.db, sequencer: createEventSequencer({ db: deps.db, dialect: deps.dialect }), notices, onError: deps.onError });
   const registry = createStreamRegistry({ bus: deps.bus, accounts: deps.accounts, clock: deps.clock, heartbeatSeconds: deps.heartbeatSeconds, onError: deps.onError });
   const service = createStreamsService({ db: deps.db, feed, slots: deps.slots, registry });
   return {

@@ -1,14 +1,16 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 
 /**
- * Live streams (modules/streams/): every event of an account gets a sequence number, 1, 2, 3…
- * in commit order, from a counter row per account (`event_sequences`) that the recording
- * transaction bumps as its last lock (modules/events/event-outbox.ts says why). A stream resumes
- * with `seq > Last-Event-ID`. Events of a chat carry its id, so a chat's stream reads only them.
- * Messages can be written while they stream: a status and the sequence of the last delta.
+ * Live streams (modules/streams/): every event of an account gets a number, 1, 2, 3… in the order
+ * the streams see them committed (modules/events/event-sequencer.ts), the last one kept per
+ * account in `event_sequences`; a stream resumes with `seq > Last-Event-ID`. On PostgreSQL,
+ * `insert_no` records the order of insertion, which the numbering keeps (SQLite's rowid does the
+ * same there). Events of a chat carry its id, so a chat's stream reads only them. Messages can be
+ * written while they stream: a status and the sequence of the last delta. Enterprise accounts can
+ * have their own cap of open streams.
  *
- * No foreign key on `event_sequences`: deleting an account must not wait for, nor deadlock with,
- * a transaction that holds the counter (the row is a few bytes; the account's deletion removes it).
+ * No foreign key on `event_sequences`: deleting an account must not wait for a numbering that
+ * holds the counter (the row is a few bytes).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -18,6 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.alterTable('events').addColumn('seq', 'integer').execute();
   await db.schema.alterTable('events').addColumn('chat_id', 'varchar(40)').execute();
+  if (isPostgres(db)) await db.schema.alterTable('events').addColumn('insert_no', 'bigserial').execute();
   await db.schema.createIndex('events_user_seq_idx').on('events').columns(['user_id', 'seq']).execute();
   await db.schema.createIndex('events_chat_seq_idx').on('events').columns(['chat_id', 'seq']).execute();
   await db.schema.alterTable('messages').addColumn('status', 'varchar(20)', (c) => c.notNull().defaultTo('completed')).execute();
@@ -32,6 +35,11 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('events_chat_seq_idx').execute();
   await db.schema.dropIndex('events_user_seq_idx').execute();
   await db.schema.alterTable('events').dropColumn('chat_id').execute();
+  if (isPostgres(db)) await db.schema.alterTable('events').dropColumn('insert_no').execute();
   await db.schema.alterTable('events').dropColumn('seq').execute();
   await db.schema.dropTable('event_sequences').execute();
+}
+
+function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
