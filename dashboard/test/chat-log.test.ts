@@ -4,7 +4,7 @@ import { chatLogReducer, emptyChatLog, messagesOf, needsReplay, type ChatLog, ty
 
 /** The chat page's merge of list pages, its own answers and stream events (no browser needed). */
 const chat: Chat = { id: 'cht_1', agent_id: 'agt_1', title: null, created_at: '2026-11-25T10:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z' };
-const message = (id: string, over: Partial<Message> = {}): Message => ({ id, chat_id: chat.id, role: 'assistant', content: '', status: 'completed', created_at: '2026-11-25T10:00:00.000Z', ...over });
+const message = (id: string, over: Partial<Message> = {}): Message => ({ id, chat_id: chat.id, role: 'assistant', content: '', status: 'completed', delta_sequence: 0, created_at: '2026-11-25T10:00:00.000Z', ...over });
 let sequence = 0;
 const event = (type: string, data: unknown): ChatLogAction => ({ type: 'event', event: { id: `evt_${++sequence}`, type, created_at: '2026-11-25T10:00:00.000Z', data, sequence } as StreamEvent });
 const delta = (id: string, n: number, content: string) => event('message.delta', { chat_id: chat.id, message_id: id, sequence: n, content });

@@ -59,7 +59,7 @@ export function applyChatEvent(live: LiveMessages, event: StreamEvent): ChatEven
       if (known.applied === null) return { live, resync: true };
       if (delta.sequence <= known.applied) return { live, resync: false };
       if (delta.sequence > known.applied + 1) return { live: withEntry(live, { message: known.message, applied: null }), resync: true };
-      const message = { ...known.message, content: known.message.content + delta.content };
+      const message = { ...known.message, content: known.message.content + delta.content, delta_sequence: delta.sequence };
       return { live: withEntry(live, { message, applied: delta.sequence }), resync: false };
     }
     default:

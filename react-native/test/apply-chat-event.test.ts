@@ -11,7 +11,7 @@ function event(type: string, data: unknown): StreamEvent {
 }
 
 function message(id: string, content: string, status: Message['status'] = 'completed', role: Message['role'] = 'user'): Message {
-  return { id, chat_id: 'cht_1', role, content, status, created_at: '2026-11-25T10:00:00.000Z' };
+  return { id, chat_id: 'cht_1', role, content, status, delta_sequence: 0, created_at: '2026-11-25T10:00:00.000Z' };
 }
 
 const created = (m: Message) => event('message.created', m);
@@ -38,7 +38,7 @@ describe('applyChatEvent', () => {
     const { live, resyncs } = run([created(message('msg_01', 'Hi')), created(reply), delta('msg_02', 1, 'Once'), delta('msg_02', 2, ' upon'), delta('msg_02', 3, ' a time')]);
     expect(resyncs).toEqual([false, false, false, false, false]);
     expect(contentOf(live, 'msg_01')).toBe('Hi');
-    expect(live.get('msg_02')).toEqual({ message: { ...reply, content: 'Once upon a time' }, applied: 3 });
+    expect(live.get('msg_02')).toEqual({ message: { ...reply, content: 'Once upon a time', delta_sequence: 3 }, applied: 3 });
 
     const done = run([completed({ ...reply, content: 'Once upon a time.', status: 'completed' })], live).live;
     expect(done.get('msg_02')!.message).toEqual({ ...reply, content: 'Once upon a time.', status: 'completed' });
@@ -68,7 +68,7 @@ describe('applyChatEvent', () => {
     const reply = message('msg_02', '', 'streaming', 'assistant');
     const { live, resyncs } = run([created(reply), delta('msg_02', 1, 'A'), delta('msg_02', 3, 'C'), delta('msg_02', 4, 'D')]);
     expect(resyncs).toEqual([false, false, true, true]);
-    expect(live.get('msg_02')).toEqual({ message: { ...reply, content: 'A' }, applied: null });
+    expect(live.get('msg_02')).toEqual({ message: { ...reply, content: 'A', delta_sequence: 1 }, applied: null });
     const done = run([completed({ ...reply, content: 'ABCD', status: 'completed' })], live);
     expect(done.live.get('msg_02')!.message.content).toBe('ABCD');
     expect(done.resyncs).toEqual([false]);

@@ -79,7 +79,7 @@ function applyDelta(log: ChatLog, entries: Map<string, Entry>, delta: Delta): bo
   if (current.message.status === 'completed') return false;
   if (current.applied === null || delta.sequence > current.applied + 1) return true;
   if (delta.sequence <= current.applied) return false; // already in the text
-  entries.set(delta.message_id, { message: { ...current.message, content: current.message.content + delta.content }, applied: delta.sequence });
+  entries.set(delta.message_id, { message: { ...current.message, content: current.message.content + delta.content, delta_sequence: delta.sequence }, applied: delta.sequence });
   return false;
 }
 

@@ -148,6 +148,7 @@ describe(`live streams (${dialect})`, () => {
     const { token, chatId } = await account();
     const all = await stream('/v1/events/stream', token);
     const onlyAgents = await stream('/v1/events/stream?types=agent.*', token);
+    const emptyTypes = await stream('/v1/events/stream?types=', token); // asks for nothing in particular: all
     const key = (await post('/v1/api-keys', token, { name: 'chats', scopes: ['chats:read'] })).body.key as string;
     const viaKey = await stream('/v1/events/stream', key);
     await post('/v1/agents', token, { name: 'Second', model: 'm' });
@@ -159,6 +160,7 @@ describe(`live streams (${dialect})`, () => {
     await onlyAgents.next((e) => e.event === 'agent.created');
     await viaKey.next((e) => e.event === 'chat.message.created');
     expect(onlyAgents.events.map((e) => e.event)).toEqual(['agent.created']);
+    await emptyTypes.next((e) => e.event === 'chat.message.created');
     expect(viaKey.events.map((e) => e.event)).toEqual(['chat.message.created']);
 
     expect((await stream('/v1/events/stream?types=nonsense.*', token)).status).toBe(400);

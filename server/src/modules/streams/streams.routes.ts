@@ -120,7 +120,8 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
     },
   }, async (request, reply) => {
     const stream = streamRequest(request, request.query.last_event_id);
-    const patterns = request.query.types?.split(',').map((p) => p.trim()).filter(Boolean);
+    const asked = request.query.types?.split(',').map((p) => p.trim()).filter(Boolean);
+    const patterns = asked?.length ? asked : undefined; // `types=` alone asks for nothing in particular: all
     for (const pattern of patterns ?? []) {
       if (!isEventPattern(pattern, ALL_EVENT_TYPES)) throw fieldError('/types', 'invalid', `"${pattern.slice(0, 100)}" is not an event type or pattern (chat.*, agent.created, *).`);
       if (visibleTypes(stream.auth, [pattern]).size === 0) {
