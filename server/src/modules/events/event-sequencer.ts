@@ -29,6 +29,9 @@ export function createEventSequencer(deps: { db: Kysely<Database>; dialect: Dial
   const { db, dialect } = deps;
   const BATCH = deps.batch ?? DEFAULT_BATCH;
   const insertionOrder = dialect === 'postgres' ? sql.ref('insert_no') : sql.ref('rowid');
+  // PostgreSQL: lock the rows to number first, so one that retention deletes meanwhile drops out
+  // before the numbers are counted (SQLite runs one writer at a time).
+  const lockRows = dialect === 'postgres' ? sql`FOR UPDATE` : sql``;
 
   /** Up to BATCH of the oldest pending events, in one transaction. */
   function numberSome(userId: string): Promise<{ last: number; numbered: number }> {
@@ -38,12 +41,14 @@ export function createEventSequencer(deps: { db: Kysely<Database>; dialect: Dial
         UPDATE events SET seq = numbered.n
         FROM (
           SELECT id, ${current} + row_number() OVER (ORDER BY ${insertionOrder}) AS n
-          FROM (SELECT id, ${insertionOrder} FROM events WHERE user_id = ${userId} AND seq IS NULL ORDER BY ${insertionOrder} LIMIT ${BATCH}) AS oldest
+          FROM (SELECT id, ${insertionOrder} FROM events WHERE user_id = ${userId} AND seq IS NULL ORDER BY ${insertionOrder} LIMIT ${BATCH} ${lockRows}) AS oldest
         ) AS numbered
-        WHERE events.id = numbered.id`.execute(trx);
-      const numbered = Number(result.numAffectedRows ?? 0);
-      if (numbered > 0) await setCounter.run({ userId, seq: current + numbered }, trx);
-      return { last: current + numbered, numbered };
+        WHERE events.id = numbered.id
+        RETURNING events.seq`.execute(trx);
+      // The highest number given, not current + rows: a number is never handed out twice.
+      const last = result.rows.reduce<number>((max, row) => Math.max(max, Number((row as { seq: unknown }).seq)), current);
+      if (last > current) await setCounter.run({ userId, seq: last }, trx);
+      return { last, numbered: result.rows.length };
     });
   }
 

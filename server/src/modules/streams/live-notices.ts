@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { batchPerTurn } from '../../infra/turn-batch.js';
 
@@ -46,12 +47,14 @@ export function createRedisLiveNotices(deps: { publisher: Redis; subscriber: Red
   const local = (userId: string) => {
     for (const h of handlers) h(userId);
   };
-  subscriber.on('message', (channel: string) => {
-    if (channel.startsWith(channelPrefix)) local(channel.slice(channelPrefix.length));
+  // This instance heard its own notices at once: the echo from Redis is skipped.
+  const self = randomUUID();
+  subscriber.on('message', (channel: string, from: string) => {
+    if (channel.startsWith(channelPrefix) && from !== self) local(channel.slice(channelPrefix.length));
   });
   const toRedis = batchPerTurn<string>((userIds) => {
     const pipeline = publisher.pipeline();
-    for (const userId of new Set(userIds)) pipeline.publish(channelPrefix + userId, '1');
+    for (const userId of new Set(userIds)) pipeline.publish(channelPrefix + userId, self);
     pipeline.exec().catch(deps.onError);
   }, 1_000);
   let wasReady = true;

@@ -62,7 +62,8 @@ export function createRedisStreamSlots(deps: { redis: Redis; prefix: string; now
     const until = deps.now() + LEASE_MS;
     const pipeline = redis.pipeline();
     for (const [streamId, { userId }] of held) {
-      pipeline.zadd(key(userId), 'XX', until, streamId);
+      // Not XX: a slot whose lease lapsed (Redis restarted, a long stall) counts again.
+      pipeline.zadd(key(userId), until, streamId);
       pipeline.pexpire(key(userId), LEASE_MS);
     }
     pipeline.exec().catch(deps.onError);

@@ -75,6 +75,9 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
       const watch = await feed.watch(userId, stream.deliver);
       stopWatching = watch.stop;
       since = watch.since;
+      // Closed while it waited (revoked, expired, shutdown): its onClosed ran before there was a
+      // watch to stop. The route's last checks then refuse it, or start() says why it ended.
+      if (stream.closed) watch.stop();
     } catch (error) {
       stream.close();
       throw error;

@@ -1,4 +1,4 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * Live streams (modules/streams/): every event of an account gets a number, 1, 2, 3… in the order
@@ -16,11 +16,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('event_sequences')
     .addColumn('user_id', 'varchar(40)', (c) => c.primaryKey())
-    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('seq', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.alterTable('events').addColumn('seq', 'integer').execute();
+  // bigint: an account streaming replies at a thousand deltas a second passes 2^31 in a month.
+  await db.schema.alterTable('events').addColumn('seq', 'bigint').execute();
   await db.schema.alterTable('events').addColumn('chat_id', 'varchar(40)').execute();
   if (isPostgres(db)) await db.schema.alterTable('events').addColumn('insert_no', 'bigserial').execute();
+  // What the numbering looks for: an account's events without a number, oldest first.
+  await db.schema.createIndex('events_unnumbered_idx').on('events').columns(isPostgres(db) ? ['user_id', 'insert_no'] : ['user_id'])
+    .where(sql.ref('seq'), 'is', null).execute();
   await db.schema.createIndex('events_user_seq_idx').on('events').columns(['user_id', 'seq']).execute();
   await db.schema.createIndex('events_chat_seq_idx').on('events').columns(['chat_id', 'seq']).execute();
   await db.schema.alterTable('messages').addColumn('status', 'varchar(20)', (c) => c.notNull().defaultTo('completed')).execute();
@@ -32,6 +36,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('users').dropColumn('limit_streams').execute();
   await db.schema.alterTable('messages').dropColumn('delta_sequence').execute();
   await db.schema.alterTable('messages').dropColumn('status').execute();
+  await db.schema.dropIndex('events_unnumbered_idx').execute();
   await db.schema.dropIndex('events_chat_seq_idx').execute();
   await db.schema.dropIndex('events_user_seq_idx').execute();
   await db.schema.alterTable('events').dropColumn('chat_id').execute();
