@@ -21,7 +21,7 @@ const setCounter = preparedQuery((q, $: { userId: string; seq: number }) => q.up
  * streams that need it, to everything committed and not numbered yet, under the account's counter
  * row lock (one numbering at a time per account, on any instance). An event committed after a
  * numbering gets a higher number from the next, so "every event up to N" never grows later, and
- * the numbers have no gaps. Among the events one numbering finds, the order is the order of
+ * no number is given twice. Among the events one numbering finds, the order is the order of
  * insertion (PostgreSQL's `insert_no` sequence, SQLite's rowid), which keeps the order of writes
  * that wait for each other's rows: two deltas of one message, two messages of one chat.
  */

@@ -43,7 +43,7 @@ interface Hub {
  * This instance's view of the accounts it streams for: per account one hub that hears notices
  * (live-notices.ts), numbers what was committed (event-sequencer.ts) and reads the events it has
  * not handed out yet, in order, from the database, once for all of the account's streams here.
- * Numbers have no gaps and never go back, so "after the last one I handed out" is all a hub needs
+ * Numbers are never given twice and never go back, so "after the last one I handed out" is all a hub needs
  * to know: a late, repeated or lost notice changes when events arrive, never which or in what order.
  */
 export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSequencer; notices: LiveNotices; onError: (error: unknown) => void }) {
