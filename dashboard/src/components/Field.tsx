@@ -1,4 +1,5 @@
 import type { JSX } from 'preact';
+import { FieldFrame, fieldIds } from './FieldFrame.tsx';
 
 type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'onInput' | 'value' | 'name' | 'id'>;
 
@@ -15,8 +16,7 @@ interface FieldProps extends InputProps {
 
 /** A labelled input with its hint and error tied to it (aria-describedby, aria-invalid). */
 export function Field({ label, name, value, onValue, error, hint, multiline, ...rest }: FieldProps) {
-  const id = `field-${name}`;
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const { id, describedBy } = fieldIds(name, hint, error);
   const common = {
     id, name, value,
     'aria-invalid': error ? ('true' as const) : undefined,
@@ -24,19 +24,12 @@ export function Field({ label, name, value, onValue, error, hint, multiline, ...
     onInput: (event: Event) => onValue((event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value),
   };
   return (
-    <div class={`field${error ? ' field-invalid' : ''}`}>
-      <label for={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} error={error}>
       {multiline ? (
         <textarea {...common} rows={4} required={rest.required} maxLength={rest.maxLength} />
       ) : (
         <input {...rest} {...common} />
       )}
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
-    </div>
+    </FieldFrame>
   );
 }

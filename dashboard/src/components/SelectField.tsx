@@ -1,3 +1,5 @@
+import { FieldFrame, fieldIds } from './FieldFrame.tsx';
+
 interface Option {
   value: string;
   label: string;
@@ -17,11 +19,9 @@ interface Props {
 
 /** A labelled <select> with its hint and error tied to it, like Field. */
 export function SelectField({ label, name, value, options, onValue, required, hint, error }: Props) {
-  const id = `field-${name}`;
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const { id, describedBy } = fieldIds(name, hint, error);
   return (
-    <div class={`field${error ? ' field-invalid' : ''}`}>
-      <label for={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} error={error}>
       <select
         id={id}
         name={name}
@@ -37,12 +37,6 @@ export function SelectField({ label, name, value, options, onValue, required, hi
           </option>
         ))}
       </select>
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
-    </div>
+    </FieldFrame>
   );
 }

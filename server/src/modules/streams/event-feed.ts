@@ -17,13 +17,15 @@ export interface StreamedEvent {
 
 export type FeedListener = (event: StreamedEvent) => void;
 
-const PAGE = 500;
+/** Events read at a time, by the feed and by a stream's replay. */
+export const READ_PAGE = 500;
 /** Bounds the delay of an event whose notice was lost (Redis away, a crash between commit and publish). */
 const SAFETY_CHECK_MS = 10_000;
 
-const COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
+/** What a stream needs of an event row (toStreamed turns it into a StreamedEvent). */
+export const STREAMED_COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
 const eventsAfter = preparedQuery((q, $: { userId: string; after: number; limit: number }) =>
-  q.selectFrom('events').select(COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).orderBy('seq').limit($.limit));
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).orderBy('seq').limit($.limit));
 
 export const toStreamed = (row: { seq: number | null; id: string; type: string; created_at: string; chat_id: string | null; data: string }): StreamedEvent => ({
   seq: Number(row.seq), id: row.id, type: row.type as EventType, createdAt: row.created_at, chatId: row.chat_id, dataJson: row.data,
@@ -62,13 +64,13 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
         await sequencer.sequence(userId);
         for (;;) {
           if (hubs.get(userId) !== hub) return;
-          const rows = await eventsAfter.all({ userId, after: hub.lastSeq, limit: PAGE }, db);
+          const rows = await eventsAfter.all({ userId, after: hub.lastSeq, limit: READ_PAGE }, db);
           for (const row of rows) {
             const event = toStreamed(row);
             hub.lastSeq = event.seq;
             for (const listener of hub.listeners) listener(event);
           }
-          if (rows.length < PAGE) break;
+          if (rows.length < READ_PAGE) break;
         }
       } while (hub.dirty);
     } catch (error) {
@@ -93,8 +95,8 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
   /** The accounts streamed here with events not numbered yet, or numbered (elsewhere) beyond what was read. */
   async function checkAll(): Promise<void> {
     const userIds = [...hubs.keys()];
-    for (let i = 0; i < userIds.length; i += PAGE) {
-      const some = userIds.slice(i, i + PAGE);
+    for (let i = 0; i < userIds.length; i += READ_PAGE) {
+      const some = userIds.slice(i, i + READ_PAGE);
       const pending = await db.selectFrom('events').select('user_id').distinct().where('user_id', 'in', some).where('seq', 'is', null).execute();
       for (const row of pending) notice(row.user_id);
       const counters = await db.selectFrom('event_sequences').select(['user_id', 'seq']).where('user_id', 'in', some).execute();

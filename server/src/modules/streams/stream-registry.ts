@@ -28,7 +28,14 @@ export function createStreamRegistry(deps: { bus: Bus; accounts: Pick<AccountCac
   });
 
   async function recheckAccount(userId: string): Promise<void> {
-    if (![...open].some((s) => s.owner.userId === userId)) return;
+    let holds = false;
+    for (const s of open) {
+      if (s.owner.userId === userId) {
+        holds = true;
+        break;
+      }
+    }
+    if (!holds) return;
     const account = await deps.accounts.get(userId);
     if (!account) closeWhere((s) => s.owner.userId === userId, 'credential_revoked');
     else if (account.disabled) closeWhere((s) => s.owner.userId === userId, 'account_disabled');

@@ -8,19 +8,17 @@ import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
 import type { UserRow } from '../users/users.repository.js';
 import type { EventType } from '../events/event-types.js';
-import { toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
+import { READ_PAGE, STREAMED_COLUMNS, toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
 import { createLiveStream, type Presentation } from './live-stream.js';
 import type { StreamRegistry } from './stream-registry.js';
 import type { StreamSlots } from './stream-slots.js';
 import { CHAT_STREAM_NAMES } from './stream-visibility.js';
 
-const PAGE = 500;
-const COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
 type Range = { userId: string; after: number; upTo: number; limit: number };
 const replayOfAccount = preparedQuery((q, $: Range) =>
-  q.selectFrom('events').select(COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
 const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
-  q.selectFrom('events').select(COLUMNS).where('chat_id', '=', $.chatId).where('user_id', '=', $.userId)
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('chat_id', '=', $.chatId).where('user_id', '=', $.userId)
     .where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
 
 /** A 429 that says how many streams the account may hold; Retry-After because one may close soon. */
@@ -96,9 +94,9 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     try {
       let after = lastEventId ?? since;
       while (after < since && !stream.closed) {
-        const events = await replay({ userId: stream.owner.userId, after, upTo: since, limit: PAGE });
+        const events = await replay({ userId: stream.owner.userId, after, upTo: since, limit: READ_PAGE });
         for (const event of events) stream.write(event);
-        if (events.length < PAGE) break;
+        if (events.length < READ_PAGE) break;
         after = events.at(-1)!.seq;
       }
       stream.goLive(since);
