@@ -35,6 +35,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     accessTokens: deps.accessTokens, revocations: deps.revocations, apiKeys: deps.apiKeyVerifier,
     accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
     accountRoutes: { limiter: deps.attempts, perMinute: config.accountRateLimitPerMinute },
+    keyUses: deps.apiKeys, usage: deps.usageCounter,
   };
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance, childLoggerFactory: deferredChildLoggerFactory } : { logger: false }),

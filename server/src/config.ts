@@ -24,6 +24,7 @@ const INTS = {
   WEBHOOKS_PER_ACCOUNT: IntString(1, 10_000),
   MFA_STEP_UP_SECONDS: IntString(30, 86_400),
   STREAM_HEARTBEAT_SECONDS: IntString(1, 300),
+  USAGE_FLUSH_SECONDS: IntString(1, 300),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -87,6 +88,8 @@ export const Config = Type.Object({
   }),
   /** Live streams (modules/streams/): seconds between heartbeat comments on an idle stream. */
   streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
+  /** Usage history (modules/usage/): seconds between the batches in which an instance adds its request counts to the database. */
+  usageFlushSeconds: Type.Integer({ minimum: 1 }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
@@ -257,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
     },
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
+    usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     webauthn: readWebauthn(env, publicUrl),
     oidcProviders: readOidcProviders(env),

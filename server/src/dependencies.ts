@@ -25,6 +25,7 @@ import { createStreams, type Streams } from './modules/streams/streams.module.js
 import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
 import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { createVerificationService, type VerificationService } from './modules/verification/verification.service.js';
 import { createLoginService, type LoginService } from './modules/auth/login.service.js';
 import { createMfaRepository } from './modules/mfa/mfa.repository.js';
 import { createMfaService, type MfaService } from './modules/mfa/mfa.service.js';
@@ -46,6 +47,10 @@ import { createAccessTokens, type AccessTokens } from './modules/tokens/access-t
 import { createKeyRing, type KeyRing } from './modules/tokens/signing-keys.js';
 import { createUsersRepository } from './modules/users/users.repository.js';
 import { createUsersService, type UsersService } from './modules/users/users.service.js';
+import { createUsageCounter, type UsageCounter } from './modules/usage/usage-counter.js';
+import { createUsageHistoryRepository } from './modules/usage/usage-history.repository.js';
+import { createUsageHistoryService, type UsageHistoryService } from './modules/usage/usage-history.service.js';
+import { createUsageRetention } from './modules/usage/usage-retention.js';
 
 /** Everything buildApp needs: infrastructure handles and the services wired on top of them. */
 export interface Dependencies {
@@ -68,6 +73,8 @@ export interface Dependencies {
   identities: IdentitiesService;
   apiKeys: ApiKeysService;
   apiKeyVerifier: ApiKeyVerifierService;
+  /** POST /v1/auth/verify: another credential's worth, for the platform's services. */
+  verification: VerificationService;
   admin: AdminService;
   agents: AgentsService;
   chats: ChatsService;
@@ -79,6 +86,9 @@ export interface Dependencies {
   webhooks: Webhooks;
   /** Live streams (chat and account events) open on this instance. */
   streams: Streams;
+  /** Counts authenticated requests in memory and adds them to the usage history every USAGE_FLUSH_SECONDS (closed by close). */
+  usageCounter: UsageCounter;
+  usageHistory: UsageHistoryService;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -214,20 +224,29 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const eventRetention = createEventRetention({ db: database.db, clock, onError });
     eventRetention.start();
+    const usageRepository = createUsageHistoryRepository(database.db, database.dialect);
+    const usageCounter = createUsageCounter({ repo: usageRepository, clock, flushMs: config.usageFlushSeconds * 1000, onError });
+    const usageHistory = createUsageHistoryService({ repo: usageRepository, counter: usageCounter, clock, onError });
+    const usageRetention = createUsageRetention({ repo: usageRepository, clock, onError });
+    usageRetention.start();
+    const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, limiter, usage: usageCounter, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
+      users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
+      usageCounter, usageHistory,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database
         await streams.close();
         eventRetention.stop();
+        usageRetention.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();
+        await usageCounter.close(); // its last counts, before the database closes
         accessTokens.close();
         await mailer.close();
         await revocations.close();

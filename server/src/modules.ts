@@ -25,10 +25,11 @@ import { identitiesRoutes } from './modules/identities/identities.routes.js';
 import { Identity, SignInProvider } from './modules/identities/identities.schemas.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
 import { openIdConfigurationRoute } from './modules/jwks/openid-configuration.routes.js';
-import { ALL_SCOPES } from './modules/tokens/scopes.js';
+import { USER_SCOPES } from './modules/tokens/scopes.js';
+import { CredentialVerification, verificationRoutes } from './modules/verification/verification.routes.js';
 import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
 import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
-import { Usage, usageRoutes } from './modules/usage/usage.routes.js';
+import { Usage, UsageHistory, usageRoutes } from './modules/usage/usage.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { Me, User } from './modules/users/users.schemas.js';
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
@@ -55,8 +56,9 @@ export const V1_MODULES: AppModule[] = [
   { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
-  { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog }) },
-  { name: 'usage', schemas: [Usage], register: (v1, d) => v1.register(usageRoutes, { limiter: d.limiter }) },
+  { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog, clock: d.clock }) },
+  { name: 'usage', schemas: [Usage, UsageHistory], register: (v1, d) => v1.register(usageRoutes, { limiter: d.limiter, history: d.usageHistory }) },
+  { name: 'verification', schemas: [CredentialVerification], register: (v1, d) => v1.register(verificationRoutes, { verification: d.verification }) },
   { name: 'admin', schemas: [AdminUser], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
   { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
   { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
@@ -71,7 +73,7 @@ export const V1_MODULES: AppModule[] = [
 /** Outside /v1: the JWKS at its well-known path too, OpenID discovery, mobile app links, health and metrics. */
 export const ROOT_MODULES: AppModule[] = [
   { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
-  { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, ALL_SCOPES)) },
+  { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, USER_SCOPES)) },
   { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
   { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics })) },
 ];

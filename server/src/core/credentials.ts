@@ -1,3 +1,6 @@
+import { AppError } from './errors.js';
+import type { Limits } from './tiers.js';
+
 /** Who is calling, resolved once per request by the authenticate hook. */
 export interface AuthContext {
   userId: string;
@@ -11,11 +14,36 @@ export interface AuthContext {
   apiKeyHash?: string;
   /** When the credential stops authenticating (epoch ms); null: never (a key without expiry). */
   expiresAt: number | null;
+  /** An API key's own budget, spent with its account's (absent: only the account's applies). */
+  keyBudget?: { id: string; limits: Limits };
+  /** The key has a number of uses: each admitted request spends one (api_keys.remaining). */
+  usesLimited?: boolean;
 }
+
+/**
+ * A credential refused although it names its owner (an expired key, an old secret past its
+ * grace, a token of a revoked session): the usage history counts it as `unauthorized`.
+ */
+export class RefusedCredential extends AppError {
+  constructor(
+    code: 'invalid_token' | 'token_expired',
+    detail: string,
+    readonly owner: { userId: string; apiKeyId: string | null },
+  ) {
+    super(code, detail);
+  }
+}
+
+/** What a key's secret is, for POST /v1/auth/verify, which answers with a reason instead of a 401. */
+export type KeyInspection =
+  | { status: 'valid' | 'expired'; auth: AuthContext }
+  | { status: 'not_found' | 'revoked' };
 
 /** Turns an API key's secret into its AuthContext (modules/api-keys/api-key-verifier.ts), for the authenticate step. */
 export interface ApiKeyVerifier {
   verify(secret: string): Promise<AuthContext>;
   /** A key verified before, without a promise; undefined when not cached. Throws for junk. */
   verifyCached(secret: string): AuthContext | undefined;
+  /** The same lookup, answering why a key does not authenticate instead of throwing. */
+  inspect(secret: string): Promise<KeyInspection>;
 }

@@ -9,6 +9,9 @@ export interface Limits {
   per_day: number;
 }
 
+/** A window without a limit of its own (an API key's `rate_limit` with only one of the two set). */
+export const UNLIMITED = 1e15;
+
 export const TIER_LIMITS: Record<Tier, Limits> = {
   free: { per_minute: 100, per_day: 10_000 },
   hobby: { per_minute: 100, per_day: 10_000 },

@@ -14,6 +14,9 @@ export type { AuthContext };
  */
 export type AuthRequirement = 'session' | 'admin' | 'any' | Scope;
 
+/** Whose budget a route spends (`config.budget`; 'spend' when absent). */
+export type BudgetMode = 'spend' | 'exempt' | 'caller-free';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
@@ -22,9 +25,11 @@ declare module 'fastify' {
      * logging out, changing the password): the request spends nothing from the account's budget
      * and is never refused by it, so an owner whose budget a runaway key burned can still stop
      * it. Such routes have an abuse limit of their own instead (account-route-limit.ts).
+     * 'caller-free': the caller's own budget is not spent at all (POST /v1/auth/verify: a service
+     * key answering for the platform's services spends from the verified credential's account).
      * Absent: the request spends from the budget (the platform's routes).
      */
-    budget?: 'exempt';
+    budget?: 'exempt' | 'caller-free';
     /** The 201 carries a Location header (the created resource): the document says so. */
     locationHeader?: boolean;
     /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */

@@ -6,8 +6,9 @@ import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
 import { limitsFor } from '../core/tiers.js';
 import type { AccessClaims, AccessTokens } from '../modules/tokens/access-tokens.js';
-import type { AuthContext, AuthRequirement } from './auth-context.js';
-import type { ApiKeyVerifier } from '../core/credentials.js';
+import type { AuthContext, AuthRequirement, BudgetMode } from './auth-context.js';
+import { RefusedCredential, type ApiKeyVerifier } from '../core/credentials.js';
+import { isServiceScope } from '../modules/tokens/scopes.js';
 import { AppError } from '../core/errors.js';
 import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
@@ -24,8 +25,15 @@ export interface AuthenticateDeps {
   limiter: RateLimiter;
   /** The abuse limit of the routes that spend no budget. */
   accountRoutes: AccountRouteLimit;
+  /** Spends uses of a key that has a number of them (api-keys service). */
+  keyUses: { spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }> };
+  /** Counts each authenticated request by outcome for the usage history (in memory; written in batches). */
+  usage: { record(userId: string, keyId: string | null, outcome: UsageOutcome): void };
   clock: Clock;
 }
+
+/** How a request that named its account ended, for the usage history. */
+export type UsageOutcome = 'ok' | 'rate_limited' | 'unauthorized' | 'forbidden';
 
 const REALM = 'Bearer realm="gatehouse"';
 const MAX_CREDENTIAL_LENGTH = 4096;
@@ -35,9 +43,10 @@ function challenge(code: 'authentication_required' | 'invalid_token' | 'token_ex
   return new AppError(code, detail, { headers: { 'WWW-Authenticate': header } });
 }
 
-function asChallenge(error: unknown): never {
-  if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'token_expired')) throw challenge(error.code, error.message);
-  throw error;
+/** A refused credential as the 401 its caller gets (with the challenge header). */
+function asChallenge(error: unknown): unknown {
+  if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'token_expired')) return challenge(error.code, error.message);
+  return error;
 }
 
 /**
@@ -53,29 +62,40 @@ export function parseBearer(authorization: string | undefined): string {
 const BEARER = /^Bearer +(\S+) *$/i;
 
 function sessionContext(deps: Pick<AuthenticateDeps, 'revocations'>, claims: AccessClaims): AuthContext {
-  if (deps.revocations.isRevoked(claims.sid)) throw challenge('invalid_token', 'The session of this token has been revoked.');
+  if (deps.revocations.isRevoked(claims.sid)) throw new RefusedCredential('invalid_token', 'The session of this token has been revoked.', { userId: claims.sub, apiKeyId: null });
   return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
 }
 
 /**
  * Who a credential belongs to: an API key (by prefix) or an access token, verified behind their
  * caches. A credential verified before comes back as it is, without a promise (nearly every
- * request); a new one as a promise. Credential errors are thrown as 401 challenges.
+ * request); a new one as a promise. Credential errors are thrown (or rejected) as they are: a
+ * RefusedCredential names the owner (see `refusedCredential`).
  */
+function identify(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, credential: string): AuthContext | Promise<AuthContext> {
+  if (credential.startsWith('gth_')) return deps.apiKeys.verifyCached(credential) ?? deps.apiKeys.verify(credential);
+  const claims = deps.accessTokens.verifyCached(credential);
+  if (claims !== undefined) return sessionContext(deps, claims);
+  return deps.accessTokens.verify(credential).then((verified) => sessionContext(deps, verified));
+}
+
+/** The same, with credential errors as 401 challenges (for routes that authenticate on their own). */
 export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'>, credential: string): AuthContext | Promise<AuthContext> {
   try {
-    if (credential.startsWith('gth_')) return deps.apiKeys.verifyCached(credential) ?? deps.apiKeys.verify(credential).catch(asChallenge);
-    const claims = deps.accessTokens.verifyCached(credential);
-    if (claims !== undefined) return sessionContext(deps, claims);
-    return deps.accessTokens.verify(credential).then((verified) => sessionContext(deps, verified), asChallenge);
+    const auth = identify(deps, credential);
+    return auth instanceof Promise ? auth.catch((error: unknown) => Promise.reject(asChallenge(error))) : auth;
   } catch (error) {
-    return asChallenge(error);
+    throw asChallenge(error);
   }
 }
 
 /** Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing. */
 export function authorizationFailure(auth: AuthContext, requirement: AuthRequirement, role: string): AppError | undefined {
   if (requirement === 'any') return undefined;
+  if (isServiceScope(requirement) && role !== 'admin') {
+    // A service key outlives its maker's role no longer than that role.
+    return new AppError('forbidden', 'Service keys work only while their owner is an administrator.');
+  }
   if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
       return new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
@@ -95,68 +115,103 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
 function rateLimited(decision: RateDecision): AppError {
   const window = decision.violated === 'day' ? 'day' : 'minute';
   const limit = window === 'day' ? decision.day.limit : decision.minute.limit;
+  const whose = decision.limitedBy === 'api_key' ? "API key's own" : "account's";
   // The wait is in Retry-After and retry_after; the sentence does not repeat it (clients show it once, in their own words).
-  return new AppError('rate_limited', `The account's ${window} limit of ${limit} requests is used up.`, {
+  return new AppError('rate_limited', `The ${whose} ${window} limit of ${limit} requests is used up.`, {
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },
     window,
     limit,
+    limited_by: decision.limitedBy ?? 'account',
     retry_after: decision.retryAfterSeconds,
+  });
+}
+
+/** 429 for a key whose uses are spent; with Retry-After when a refill will bring more. */
+export function usageExceeded(retryAfterSeconds: number | null): AppError {
+  const refill = retryAfterSeconds === null ? 'it has no refill' : 'its refill brings more';
+  return new AppError('usage_exceeded', `This API key has no uses left; ${refill}.`, {
+    ...(retryAfterSeconds === null ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) }, retry_after: retryAfterSeconds }),
   });
 }
 
 /**
  * The authenticate step of every protected route, as its onRequest hook: parse the header,
  * resolve the credential (cached), load the account (cached), spend one request (one limiter
- * call: the account's budget, or on a budget-exempt route its abuse limit), then check the
- * route's requirement. Each stage goes on synchronously when its answer is at hand and after
- * its promise otherwise, so a request whose credential and account are cached creates no promise
- * on the memory limiter and waits only for the round trip on Redis. Counting comes before the
- * scope check: API.md §5 counts every request that carries a valid credential.
+ * call: the account's budget and the key's own, or on a budget-exempt route its abuse limit),
+ * spend a use of a key that has a number of them, then check the route's requirement. Each stage
+ * goes on synchronously when its answer is at hand and after its promise otherwise, so a request
+ * whose credential and account are cached creates no promise on the memory limiter and waits
+ * only for the round trip on Redis. Counting comes before the scope check: API.md §5 counts
+ * every request that carries a valid credential. Every request that names its account is counted
+ * by outcome for the usage history (in memory).
  */
-function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, exempt: boolean): onRequestHookHandler {
+function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode): onRequestHookHandler {
+  const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void => {
+    const refused = authorizationFailure(auth, requirement, account.role);
+    if (refused) {
+      deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'forbidden');
+      return done(refused);
+    }
+    deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'ok');
+    request.auth = auth;
+    request.account = account;
+    done();
+  };
+  function spendUse(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void {
+    deps.keyUses.spendUses(auth.apiKeyId!, 1).then((spent) => {
+      if ('remaining' in spent) return admit(request, done, auth, account);
+      deps.usage.record(auth.userId, auth.apiKeyId!, 'rate_limited');
+      done(usageExceeded(spent.retryAfterSeconds));
+    }, done);
+  }
   function withAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow | undefined): void {
     // The credential outlived its account (deleted): it no longer authenticates anyone.
     if (!account) return done(challenge('invalid_token', 'The account behind this credential no longer exists.'));
-    if (account.disabled) return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
-    if (exempt) {
-      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, requirement, auth, account), done);
+    if (account.disabled) {
+      deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'forbidden');
+      return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
+    }
+    if (budget === 'exempt') {
+      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, auth, account), (error: unknown) => {
+        deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'rate_limited');
+        done(error as Error);
+      });
       return;
     }
+    if (budget === 'caller-free') return admit(request, done, auth, account);
     deps.limiter.consumeThen(auth.userId, limitsFor(account), (error, decision) => {
       if (decision === undefined) return done(error as Error);
       setRateLimitHeaders(reply, decision, deps.clock.now());
-      if (!decision.allowed) return done(rateLimited(decision));
+      if (!decision.allowed) {
+        deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'rate_limited');
+        return done(rateLimited(decision));
+      }
       request.rateLimit = decision;
-      admit(request, done, requirement, auth, account);
-    });
+      if (auth.usesLimited) return spendUse(request, done, auth, account);
+      admit(request, done, auth, account);
+    }, auth.keyBudget && { key: auth.keyBudget });
   }
-
   function withCredential(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext): void {
     const account = deps.accounts.peek(auth.userId);
     if (account !== undefined) return withAccount(request, reply, done, auth, account);
     deps.accounts.get(auth.userId).then((loaded) => withAccount(request, reply, done, auth, loaded), done);
   }
-
+  /** A refused credential: counted when it names its owner, answered as a 401 challenge. */
+  function refusedCredential(done: HookHandlerDoneFunction, error: unknown): void {
+    if (error instanceof RefusedCredential) deps.usage.record(error.owner.userId, error.owner.apiKeyId, 'unauthorized');
+    done(asChallenge(error) as Error);
+  }
   return settingCommonHeaders(function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     setCommonHeaders(request, reply);
     let auth: AuthContext | Promise<AuthContext>;
     try {
-      auth = resolveCredential(deps, parseBearer(request.headers.authorization));
+      auth = identify(deps, parseBearer(request.headers.authorization));
     } catch (error) {
-      return done(error as Error);
+      return refusedCredential(done, error);
     }
-    if (auth instanceof Promise) auth.then((resolved) => withCredential(request, reply, done, resolved), done);
+    if (auth instanceof Promise) auth.then((resolved) => withCredential(request, reply, done, resolved), (error: unknown) => refusedCredential(done, error));
     else withCredential(request, reply, done, auth);
   });
-}
-
-/** The route's requirement, once the request is counted; the caller is known to the handler from here on. */
-function admit(request: FastifyRequest, done: HookHandlerDoneFunction, requirement: AuthRequirement, auth: AuthContext, account: UserRow): void {
-  const refused = authorizationFailure(auth, requirement, account.role);
-  if (refused) return done(refused);
-  request.auth = auth;
-  request.account = account;
-  done();
 }
 
 /**
@@ -171,7 +226,7 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
-    prependOnRequest(route, authenticateHook(deps, requirement, route.config?.budget === 'exempt'));
+    prependOnRequest(route, authenticateHook(deps, requirement, route.config?.budget ?? 'spend'));
     addResponses(route, problemResponses([401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });
 }

@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
 export type BusMessage =
   | { type: 'sessions-revoked'; ids: string[]; until: number }
   | { type: 'api-keys-revoked'; hashes: string[] }
+  /** A key renamed, narrowed, limited or rolled: instances drop what they cached under these hashes. */
+  | { type: 'api-keys-changed'; hashes: string[] }
   | { type: 'account-changed'; userId: string };
 
 export interface Bus {

@@ -17,6 +17,7 @@ import { operationsJourney } from './journeys/operations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
 import { streamsJourney } from './journeys/streams.js';
+import { usageHistoryJourney } from './journeys/usage-history.js';
 import { webhooksJourney } from './journeys/webhooks.js';
 import { operationsOf } from './spec.js';
 import { startStack, type Stack } from './stack.js';
@@ -67,6 +68,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   passkeysJourney(ctx);
   identitiesJourney(ctx);
   apiKeysJourney(ctx);
+  usageHistoryJourney(ctx);
   agentsJourney(ctx);
   chatsJourney(ctx);
   streamsJourney(ctx);

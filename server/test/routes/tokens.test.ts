@@ -8,7 +8,7 @@ import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 const ISSUER = 'http://gatehouse.test';
 const AUDIENCE = 'http://gatehouse.test/v1';
-const ALL_SCOPES = 'agents:read agents:write chats:read chats:write webhooks:read webhooks:write usage:read';
+const USER_SCOPES = 'agents:read agents:write chats:read chats:write webhooks:read webhooks:write usage:read';
 
 interface Jwk extends JsonWebKey {
   kid: string;
@@ -60,7 +60,7 @@ interface Forge {
 
 function forge(f: Forge, over: { aud?: string; iss?: string; kid?: string; key?: KeyObject; header?: Record<string, unknown>; iat?: number } = {}) {
   const iat = over.iat ?? Math.floor(f.now() / 1000);
-  return new SignJWT({ sid: f.sid, scope: ALL_SCOPES })
+  return new SignJWT({ sid: f.sid, scope: USER_SCOPES })
     .setProtectedHeader({ alg: 'EdDSA', kid: over.kid ?? f.kid, typ: 'JWT', ...over.header })
     .setIssuer(over.iss ?? ISSUER)
     .setAudience(over.aud ?? AUDIENCE)
@@ -118,13 +118,13 @@ describe(`access tokens (${dialect})`, () => {
       aud: AUDIENCE,
       sub: user.id,
       sid: expect.stringMatching(/^ses_[0-9a-hjkmnp-tv-z]{26}$/),
-      scope: ALL_SCOPES,
+      scope: USER_SCOPES,
       amr: ['pwd'],
       iat: loginAt,
       exp: loginAt + 900,
       jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    expect(tokens.scope).toBe(ALL_SCOPES);
+    expect(tokens.scope).toBe(USER_SCOPES);
     expect(tokens.expires_in).toBe(900);
 
     // sid names the session of this very login.

@@ -71,6 +71,18 @@ export interface ApiKeysTable {
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The key's own budget (null: only the account's applies to that window). */
+  rate_limit_per_minute: number | null;
+  rate_limit_per_day: number | null;
+  /** Uses left; null: unlimited. */
+  remaining: number | null;
+  refill_amount: number | null;
+  refill_interval: 'day' | 'month' | null;
+  /** When the uses were last set back to refill_amount (or the key created). */
+  refilled_at: string | null;
+  /** The secret before the last roll, working until previous_expires_at. */
+  previous_secret_hash: string | null;
+  previous_expires_at: string | null;
 }
 
 export interface AgentsTable {
@@ -293,6 +305,23 @@ export interface OidcCodesTable {
   expires_at: string;
 }
 
+/**
+ * Requests per account and API key, per UTC hour and day, by outcome (migration 0012;
+ * modules/usage/usage-counter.ts). bigint on PostgreSQL, which pg returns as text: read with Number().
+ */
+export interface UsageCountsTable {
+  user_id: string;
+  /** '' is the account's total (every key and session). */
+  key_id: string;
+  granularity: 'hour' | 'day';
+  /** The bucket's start, `isoTime` text. */
+  bucket_start: string;
+  ok: number;
+  rate_limited: number;
+  unauthorized: number;
+  forbidden: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -318,4 +347,5 @@ export interface Database {
   identities: IdentitiesTable;
   oidc_flows: OidcFlowsTable;
   oidc_codes: OidcCodesTable;
+  usage_counts: UsageCountsTable;
 }

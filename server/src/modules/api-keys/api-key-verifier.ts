@@ -1,4 +1,5 @@
-import type { ApiKeyVerifier, AuthContext } from '../../core/credentials.js';
+import { RefusedCredential, type ApiKeyVerifier, type AuthContext, type KeyInspection } from '../../core/credentials.js';
+import { UNLIMITED } from '../../core/tiers.js';
 import { AppError } from '../../core/errors.js';
 import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
@@ -9,10 +10,18 @@ import type { ApiKeysRepository } from './api-keys.repository.js';
 
 interface CachedKey {
   id: string;
+  userId: string;
+  /** When this secret stops working: the key's expiry, or the end of a rolled secret's grace. */
   expiresAt: number | null;
   cachedAt: number;
   /** Built once per cache fill: the hot path hands out the same frozen context every time. */
   auth: AuthContext;
+}
+
+/** Why a hash does not authenticate, remembered briefly (revocations for longer). */
+interface Refusal {
+  until: number;
+  reason: 'not_found' | 'revoked';
 }
 
 /** A safety net only: revocations arrive by the bus at once; this bounds a missed message. */
@@ -29,7 +38,7 @@ const LAST_USED_FLUSH_MS = 30_000;
 export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; onError: (e: unknown) => void }) {
   const { repo, bus, clock } = deps;
   const known = new LruCache<string, CachedKey>(50_000);
-  const unknown = new LruCache<string, number>(50_000);
+  const unknown = new LruCache<string, Refusal>(50_000);
   // The SHA-256 of keys seen recently, so a repeat caller is not hashed again. (The process holds
   // live credentials in memory anyway: verified access tokens are cached whole.) Only well-formed
   // keys enter; a revoked key's hash is gone from `known`, so this map alone admits nothing.
@@ -37,10 +46,15 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   const lastUsed = new Map<string, number>();
 
   bus.subscribe((message) => {
+    if (message.type === 'api-keys-changed') {
+      // Renamed, narrowed, limited or rolled: read again on next use.
+      for (const hash of message.hashes) known.delete(hash);
+      return;
+    }
     if (message.type !== 'api-keys-revoked') return;
     for (const hash of message.hashes) {
       known.delete(hash);
-      unknown.set(hash, clock.now() + CACHE_TTL_MS);
+      unknown.set(hash, { until: clock.now() + CACHE_TTL_MS, reason: 'revoked' });
     }
   });
   bus.onReconnect(() => {
@@ -59,61 +73,109 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
 
   const invalid = () => new AppError('invalid_token', 'The API key is not valid.');
 
+  function isExpired(entry: CachedKey, now: number): boolean {
+    return entry.expiresAt !== null && entry.expiresAt <= now;
+  }
+
   function admit(entry: CachedKey, now: number): AuthContext {
-    if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AppError('token_expired', 'The API key has expired.');
+    if (isExpired(entry, now)) {
+      const rolled = entry.auth.expiresAt !== entry.expiresAt;
+      throw new RefusedCredential('token_expired', rolled ? 'This secret of the API key was replaced by a roll and its grace period is over.' : 'The API key has expired.', {
+        userId: entry.userId, apiKeyId: entry.id,
+      });
+    }
     // Epoch ms here; turned into timestamps once per batch (API.md allows 60 s of lag).
     lastUsed.set(entry.id, now);
     return entry.auth;
   }
 
   /** Shape and checksum first (no hashing for junk), then the SHA-256 the key is stored under. */
-  function hashOf(secret: string): string {
+  function hashOf(secret: string): string | undefined {
     let hash = hashes.get(secret);
     if (hash === undefined) {
-      if (!isWellFormedApiKey(secret)) throw invalid();
+      if (!isWellFormedApiKey(secret)) return undefined;
       hash = sha256Hex(secret);
       hashes.set(secret, hash);
     }
     return hash;
   }
 
-  function fromCache(hash: string, now: number): AuthContext | undefined {
+  function cachedEntry(hash: string, now: number): CachedKey | undefined {
     const entry = known.get(hash);
     if (entry === undefined) return undefined;
     if (now - entry.cachedAt > CACHE_TTL_MS) {
       known.delete(hash);
       return undefined;
     }
-    return admit(entry, now);
+    return entry;
+  }
+
+  function refusalOf(hash: string, now: number): Refusal | undefined {
+    const refusal = unknown.get(hash);
+    return refusal !== undefined && refusal.until > now ? refusal : undefined;
+  }
+
+  /** The key behind a hash: from the cache, or one indexed lookup (its present or its previous secret). */
+  async function lookup(hash: string): Promise<CachedKey | Refusal> {
+    const now = clock.now();
+    const cached = cachedEntry(hash, now);
+    if (cached) return cached;
+    const refused = refusalOf(hash, now);
+    if (refused) return refused;
+    const row = await repo.findByHash(hash);
+    if (!row || row.revoked_at !== null) {
+      const refusal: Refusal = { until: now + NEGATIVE_TTL_MS, reason: row ? 'revoked' : 'not_found' };
+      unknown.set(hash, refusal);
+      return refusal;
+    }
+    const keyExpiresAt = row.expires_at ? Date.parse(row.expires_at) : null;
+    // The secret before the last roll works until its grace ends (or the key expires, if sooner).
+    const graceEndsAt = row.secret_hash === hash ? null : Date.parse(row.previous_expires_at ?? '1970-01-01T00:00:00.000Z');
+    const expiresAt = graceEndsAt === null ? keyExpiresAt : keyExpiresAt === null ? graceEndsAt : Math.min(keyExpiresAt, graceEndsAt);
+    const ownBudget = row.rate_limit_per_minute !== null || row.rate_limit_per_day !== null;
+    const entry: CachedKey = {
+      id: row.id, userId: row.user_id, expiresAt, cachedAt: now,
+      auth: Object.freeze({
+        userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes: new Set(row.scopes.split(' ').filter(Boolean)),
+        apiKeyId: row.id, apiKeyHash: hash, expiresAt,
+        keyBudget: ownBudget ? { id: row.id, limits: { per_minute: row.rate_limit_per_minute ?? UNLIMITED, per_day: row.rate_limit_per_day ?? UNLIMITED } } : undefined,
+        usesLimited: row.remaining !== null,
+      }),
+    };
+    // A revocation announced while we read the row put the hash in `unknown`: do not cache a
+    // key that is already revoked (it was not refused before the read, or we would have returned).
+    const revokedMeanwhile = refusalOf(hash, clock.now());
+    if (revokedMeanwhile) return revokedMeanwhile;
+    known.set(hash, entry);
+    return entry;
   }
 
   const verifier: ApiKeyVerifier & { flush(): Promise<void>; close(): Promise<void> } = {
-    verifyCached: (secret) => fromCache(hashOf(secret), clock.now()),
+    verifyCached(secret) {
+      const hash = hashOf(secret);
+      if (hash === undefined) throw invalid();
+      const entry = cachedEntry(hash, clock.now());
+      return entry && admit(entry, clock.now());
+    },
 
     async verify(secret): Promise<AuthContext> {
       const hash = hashOf(secret);
-      const now = clock.now();
-      const cached = fromCache(hash, now);
-      if (cached) return cached;
-      const blockedUntil = unknown.get(hash);
-      if (blockedUntil !== undefined && blockedUntil > now) throw invalid();
-      const row = await repo.findByHash(hash);
-      if (!row || row.revoked_at !== null) {
-        unknown.set(hash, now + NEGATIVE_TTL_MS);
-        throw invalid();
-      }
-      const scopes = new Set(row.scopes.split(' ').filter(Boolean));
-      const entry: CachedKey = {
-        id: row.id, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null, cachedAt: now,
-        auth: Object.freeze({ userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes, apiKeyId: row.id, apiKeyHash: row.secret_hash, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }),
-      };
-      // A revocation announced while we read the row put the hash in `unknown`: do not cache a
-      // key that is already revoked (it was not blocked before the read, or we would have thrown).
-      const revokedMeanwhile = unknown.get(hash);
-      if (revokedMeanwhile !== undefined && revokedMeanwhile > clock.now()) throw invalid();
-      known.set(hash, entry);
-      return admit(entry, now);
+      if (hash === undefined) throw invalid();
+      const found = await lookup(hash);
+      if (!('auth' in found)) throw invalid();
+      return admit(found, clock.now());
     },
+
+    async inspect(secret): Promise<KeyInspection> {
+      const hash = hashOf(secret);
+      if (hash === undefined) return { status: 'not_found' };
+      const found = await lookup(hash);
+      if (!('auth' in found)) return { status: found.reason };
+      if (isExpired(found, clock.now())) return { status: 'expired', auth: found.auth };
+      lastUsed.set(found.id, clock.now());
+      return { status: 'valid', auth: found.auth };
+    },
+
     flush,
     async close() {
       clearInterval(timer);
@@ -122,4 +184,5 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   };
   return verifier;
 }
+
 export type ApiKeyVerifierService = ReturnType<typeof createApiKeyVerifier>;

@@ -6,7 +6,8 @@ import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { newId } from '../../core/ids.js';
 import { sha256Hex } from '../tokens/opaque-tokens.js';
-import { ALL_SCOPES } from '../tokens/scopes.js';
+import { isServiceScope, KEY_SCOPES, USER_SCOPES } from '../tokens/scopes.js';
+import { nextPeriodStart, periodStarts, usesLeft, type RefillInterval } from './key-uses.js';
 import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
 import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
@@ -17,20 +18,83 @@ import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
 
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
+/** The longest a rolled secret keeps working beside the new one. */
+export const MAX_ROLL_GRACE_SECONDS = 7 * 86_400;
+
+/** A key's own limits, as the create and update bodies carry them. */
+export interface KeyLimitsInput {
+  rate_limit?: { per_minute?: number | null; per_day?: number | null } | null;
+  remaining?: number | null;
+  refill?: { amount: number; interval: RefillInterval } | null;
+}
+
+export interface CreateKeyInput extends KeyLimitsInput {
+  name: string;
+  scopes?: string[];
+  expires_at?: string | null;
+}
+
+export interface UpdateKeyInput extends KeyLimitsInput {
+  name?: string;
+  scopes?: string[];
+  expires_at?: string | null;
+}
+
+/** Uses spent, or why not: none left (and when a refill brings more, if it has one). */
+export type UsesSpent = { remaining: number } | { exhausted: true; retryAfterSeconds: number | null };
 
 export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: DialectName; bus: Bus; clock: Clock; maxActiveKeys: number; onEvent: OnEventsCommitted }) {
   const { repo, bus, clock } = deps;
+
+  function expiryOf(expires_at: string | null): string | null {
+    if (expires_at === null) return null;
+    const at = Date.parse(expires_at);
+    if (!(at > clock.now())) throw fieldError('/expires_at', 'in_past', 'expires_at must be in the future.');
+    if (at - clock.now() > MAX_LIFETIME_MS) throw fieldError('/expires_at', 'too_far', 'expires_at must be within 5 years.');
+    return isoTime(at);
+  }
+
+  /** Service scopes are an administrator's to give (API.md §3): anyone else gets 403. */
+  function assertMayHold(scopes: readonly string[], role: string): void {
+    if (role !== 'admin' && scopes.some(isServiceScope)) {
+      throw new AppError('forbidden', 'Only administrators create service keys (scope credentials:verify).');
+    }
+  }
+
+  /** The columns of a key's own limits from a body; fields absent from the body stay as `current` has them. */
+  function limitColumns(input: KeyLimitsInput, current: Pick<ApiKeyRow, 'remaining' | 'refill_amount' | 'refill_interval'> | undefined) {
+    const change: Partial<ApiKeyRow> = {};
+    if (input.rate_limit !== undefined) {
+      change.rate_limit_per_minute = input.rate_limit?.per_minute ?? null;
+      change.rate_limit_per_day = input.rate_limit?.per_day ?? null;
+    }
+    if (input.remaining === undefined && input.refill === undefined) return change;
+    let remaining = input.remaining !== undefined ? input.remaining : current?.remaining ?? null;
+    const refill = input.refill !== undefined ? input.refill : current?.refill_interval ? { amount: current.refill_amount!, interval: current.refill_interval } : null;
+    if (refill !== null && remaining === null) {
+      // A refill alone starts with a full allowance; but unlimited uses cannot be refilled.
+      if (input.remaining === null) throw fieldError('/refill', 'needs_remaining', 'A refill needs a number of uses: remaining cannot be null with a refill.');
+      remaining = refill.amount;
+    }
+    change.remaining = remaining;
+    change.refill_amount = refill?.amount ?? null;
+    change.refill_interval = refill?.interval ?? null;
+    // The period starts now: a refill set today does not also apply at the next use.
+    change.refilled_at = isoTime(clock.now());
+    return change;
+  }
+
+  /** Every instance drops what it cached under these hashes (revoked: refuses them too). */
+  async function announce(type: 'api-keys-changed' | 'api-keys-revoked', hashes: (string | null)[]): Promise<void> {
+    const present = hashes.filter((h): h is string => h !== null);
+    if (present.length) await bus.publish({ type, hashes: present });
+  }
+
   return {
-    async create(userId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }): Promise<{ row: ApiKeyRow; key: string }> {
+    async create(userId: string, role: string, input: CreateKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
       const name = cleanName(input.name);
-      const scopes = input.scopes ?? [...ALL_SCOPES];
-      let expiresAt: string | null = null;
-      if (input.expires_at) {
-        const at = Date.parse(input.expires_at);
-        if (!(at > clock.now())) throw fieldError('/expires_at', 'in_past', 'expires_at must be in the future.');
-        if (at - clock.now() > MAX_LIFETIME_MS) throw fieldError('/expires_at', 'too_far', 'expires_at must be within 5 years.');
-        expiresAt = isoTime(at);
-      }
+      const scopes = input.scopes ?? [...USER_SCOPES];
+      assertMayHold(scopes, role);
       const key = generateApiKey();
       const row: ApiKeyRow = {
         id: newId('apiKey'),
@@ -40,16 +104,19 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
         prefix: key.slice(0, 8),
         last_four: key.slice(-4),
         // Stored in the canonical order, so a key's scopes read the same however they were sent.
-        scopes: ALL_SCOPES.filter((s) => scopes.includes(s)).join(' '),
+        scopes: KEY_SCOPES.filter((s) => scopes.includes(s)).join(' '),
         created_at: isoTime(clock.now()),
-        expires_at: expiresAt,
+        expires_at: expiryOf(input.expires_at ?? null),
         last_used_at: null,
         revoked_at: null,
+        rate_limit_per_minute: null, rate_limit_per_day: null, remaining: null, refill_amount: null, refill_interval: null, refilled_at: null,
+        previous_secret_hash: null, previous_expires_at: null,
+        ...limitColumns(input, undefined),
       };
       const recorded = await repo.db.transaction().execute(async (trx) => {
         await takeCapacity(trx, userId, 'api_key_count', deps.maxActiveKeys, 'active API keys; revoke one first');
         await createApiKeysRepository(trx).insert(row);
-        return recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row) });
+        return recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row, clock.now()) });
       });
       deps.onEvent(recorded);
       return { row, key };
@@ -65,18 +132,92 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
       return toPage(await repo.listForUser(userId, limit + 1, cursor), limit);
     },
 
+    /**
+     * Rename, narrow the scopes, change the expiry or the key's own limits. Scopes can only be
+     * taken away (a leaked key must not be widened by whoever holds the owner's session briefly:
+     * widening means a new key). Takes effect at once on every instance.
+     */
+    async update(userId: string, role: string, id: string, input: UpdateKeyInput): Promise<ApiKeyRow> {
+      const current = await this.get(userId, id);
+      const change: Partial<ApiKeyRow> = limitColumns(input, current);
+      if (input.name !== undefined) change.name = cleanName(input.name);
+      if (input.expires_at !== undefined) change.expires_at = expiryOf(input.expires_at);
+      if (input.scopes !== undefined) {
+        const held = current.scopes.split(' ');
+        if (input.scopes.some((s) => !held.includes(s))) throw fieldError('/scopes', 'not_narrower', 'Scopes can only be removed from a key; create a new key for more.');
+        assertMayHold(input.scopes, role);
+        change.scopes = KEY_SCOPES.filter((s) => input.scopes!.includes(s)).join(' ');
+      }
+      const { row, recorded } = await repo.db.transaction().execute(async (trx) => {
+        const updated = await createApiKeysRepository(trx).update(userId, id, change);
+        if (!updated) return { row: undefined, recorded: undefined };
+        return { row: updated, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.updated', data: presentApiKey(updated, clock.now()) }) };
+      });
+      if (!row || !recorded) throw new AppError('not_found', 'No API key with this id.');
+      deps.onEvent(recorded);
+      await announce('api-keys-changed', [row.secret_hash, row.previous_secret_hash]);
+      return row;
+    },
+
+    /**
+     * A new secret for the key (same id, scopes and limits). The old secret keeps working for
+     * `graceSeconds` (0: refused at once); a secret from an earlier roll stops now.
+     */
+    async roll(userId: string, id: string, graceSeconds: number): Promise<{ row: ApiKeyRow; key: string }> {
+      const key = generateApiKey();
+      const now = clock.now();
+      const rolled = await repo.db.transaction().execute(async (trx) => {
+        const keys = createApiKeysRepository(trx);
+        // Locked until the commit (PostgreSQL; SQLite has one writer): two rolls at once take turns.
+        const current = await keys.findForUserLocked(userId, id, deps.dialect);
+        if (!current) return undefined;
+        const row = await keys.update(userId, id, {
+          secret_hash: sha256Hex(key), prefix: key.slice(0, 8), last_four: key.slice(-4),
+          previous_secret_hash: graceSeconds > 0 ? current.secret_hash : null,
+          previous_expires_at: graceSeconds > 0 ? isoTime(now + graceSeconds * 1000) : null,
+        });
+        const recorded = await recordEvent(trx, clock, { userId, type: 'api_key.rolled', data: presentApiKey(row!, now) });
+        return { current, row: row!, recorded };
+      });
+      if (!rolled) throw new AppError('not_found', 'No API key with this id.');
+      deps.onEvent(rolled.recorded);
+      const { current } = rolled;
+      await announce('api-keys-revoked', [current.previous_secret_hash, graceSeconds > 0 ? null : current.secret_hash]);
+      if (graceSeconds > 0) await announce('api-keys-changed', [current.secret_hash]);
+      return { row: rolled.row, key };
+    },
+
+    /**
+     * Spends uses of a key that has a number of them (each admitted request, or a verification's
+     * cost). One UPDATE: exact across instances and restarts.
+     */
+    async spendUses(keyId: string, cost: number): Promise<UsesSpent> {
+      const now = clock.now();
+      const remaining = await repo.spendUses(keyId, cost, periodStarts(now));
+      if (remaining !== undefined) return { remaining };
+      const row = await repo.findById(keyId);
+      const refill = row?.refill_interval ?? null;
+      return { exhausted: true, retryAfterSeconds: refill === null ? null : Math.max(1, Math.ceil((nextPeriodStart(refill, now) - now) / 1000)) };
+    },
+
+    /** Uses left of a key (a refill that is due applied); null: unlimited. */
+    async usesLeft(keyId: string): Promise<number | null> {
+      const row = await repo.findById(keyId);
+      return row ? usesLeft(row, clock.now()) : null;
+    },
+
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(userId: string, id: string): Promise<void> {
-      const { hash, recorded } = await repo.db.transaction().execute(async (trx) => {
+      const { hashes, recorded } = await repo.db.transaction().execute(async (trx) => {
         await lockAccount(trx, deps.dialect, userId); // the account first, as a password reset's revoke-all does
         const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
-        if (!revoked) return { hash: undefined, recorded: undefined };
+        if (!revoked) return { hashes: undefined, recorded: undefined };
         await releaseCapacity(trx, userId, 'api_key_count');
-        return { hash: revoked, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
+        return { hashes: revoked, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
       });
-      if (!hash || !recorded) throw new AppError('not_found', 'No API key with this id.');
+      if (!hashes || !recorded) throw new AppError('not_found', 'No API key with this id.');
       deps.onEvent(recorded);
-      await bus.publish({ type: 'api-keys-revoked', hashes: [hash] });
+      await announce('api-keys-revoked', hashes);
     },
 
     /**
@@ -97,16 +238,16 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
         async announce() {
           if (revoked.length === 0) return;
           if (recorded) deps.onEvent(recorded);
-          await bus.publish({ type: 'api-keys-revoked', hashes: revoked.map((r) => r.secret_hash) });
+          await announce('api-keys-revoked', revoked.flatMap((r) => r.hashes));
         },
       };
     },
 
     /** Before an account disappears, make every instance forget its keys. */
     async forgetUser(userId: string): Promise<void> {
-      const hashes = await repo.hashesForUser(userId);
-      if (hashes.length) await bus.publish({ type: 'api-keys-revoked', hashes });
+      await announce('api-keys-revoked', await repo.hashesForUser(userId));
     },
   };
 }
+
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'chat.message.created',
   'chat.message.completed',
   'api_key.created',
+  'api_key.updated',
+  'api_key.rolled',
   'api_key.revoked',
   'user.updated',
   'user.mfa.enabled',

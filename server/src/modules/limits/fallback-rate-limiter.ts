@@ -1,4 +1,4 @@
-import { promisedConsume, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
+import { promisedConsume, type ConsumeOptions, type DecisionCallback, type RateLimiter } from './rate-limiter.js';
 import type { Limits } from '../../core/tiers.js';
 
 /**
@@ -14,33 +14,33 @@ export function withFallback(primary: RateLimiter, fallback: RateLimiter, onFall
   let lastReport = 0;
   let degradedUntil = 0;
 
-  function useFallback(error: unknown, accountId: string, limits: Limits, callback: DecisionCallback): void {
+  function useFallback(error: unknown, accountId: string, limits: Limits, callback: DecisionCallback, options: ConsumeOptions | undefined): void {
     const now = Date.now();
     degradedUntil = now + 10_000;
     if (now - lastReport > 10_000) {
       lastReport = now;
       onFallback(error);
     }
-    fallback.consumeThen(accountId, limits, callback);
+    fallback.consumeThen(accountId, limits, callback, options);
   }
 
-  function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void {
+  function consumeThen(accountId: string, limits: Limits, callback: DecisionCallback, options?: ConsumeOptions): void {
     const answer: DecisionCallback = (error, decision) => {
-      if (decision === undefined) return useFallback(error, accountId, limits, callback);
+      if (decision === undefined) return useFallback(error, accountId, limits, callback, options);
       degradedUntil = 0;
       callback(null, decision);
     };
-    primary.consumeThen(accountId, limits, answer);
+    primary.consumeThen(accountId, limits, answer, options);
   }
 
   return {
     consumeThen,
     consume: promisedConsume(consumeThen),
-    async peek(accountId, limits) {
+    async peek(accountId, limits, key) {
       try {
-        return await primary.peek(accountId, limits);
+        return await primary.peek(accountId, limits, key);
       } catch {
-        return fallback.peek(accountId, limits); // counted and reported by consume; a read just answers
+        return fallback.peek(accountId, limits, key); // counted and reported by consume; a read just answers
       }
     },
     degraded: () => degradedUntil > Date.now(),

@@ -132,4 +132,39 @@ export function rateLimiterContract(create: () => Promise<RateLimiter>): void {
     expect(refused.retryAfterSeconds).toBeLessThanOrEqual(12);
     expect(refused.minute.resetSeconds).toBeLessThanOrEqual(60);
   });
+
+  it("admits a key's request only when it fits the key's own budget and the account's, and counts it in both or neither", async () => {
+    const limiter = await make();
+    const id = account();
+    const accountLimits = { per_minute: 100, per_day: 10_000 };
+    const key = { id: `key_${id}`, limits: { per_minute: 5, per_day: 1e15 } };
+    const decisions = await Promise.all(Array.from({ length: 8 }, () => limiter.consume(id, accountLimits, { key })));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    const refused = decisions.find((d) => !d.allowed)!;
+    expect(refused).toMatchObject({ violated: 'minute', limitedBy: 'api_key', minute: { limit: 5, remaining: 0 } });
+    // The refused ones spent nothing of the account's, which still admits its other credentials.
+    expect(await limiter.peek(id, accountLimits)).toMatchObject({ minute: { used: 5 }, day: { used: 5 } });
+    expect((await limiter.consume(id, accountLimits)).allowed).toBe(true);
+    // The tighter window is the one reported.
+    expect(await limiter.peek(id, accountLimits, key)).toMatchObject({ minute: { limit: 5, remaining: 0 }, day: { limit: 10_000, used: 6 } });
+  });
+
+  it('refuses by the account when the account is spent, whatever the key has left', async () => {
+    const limiter = await make();
+    const id = account();
+    const accountLimits = { per_minute: 3, per_day: 10_000 };
+    const key = { id: `key_${id}`, limits: { per_minute: 1e15, per_day: 100 } };
+    for (let i = 0; i < 3; i++) expect((await limiter.consume(id, accountLimits)).allowed).toBe(true);
+    expect(await limiter.consume(id, accountLimits, { key })).toMatchObject({ allowed: false, limitedBy: 'account', violated: 'minute' });
+    expect((await limiter.peek(id, accountLimits, key)).day).toMatchObject({ limit: 100, used: 0 });
+  });
+
+  it('counts a request of cost n as n requests, and refuses one that does not fit whole', async () => {
+    const limiter = await make();
+    const id = account();
+    const limits = { per_minute: 10, per_day: 10_000 };
+    expect(await limiter.consume(id, limits, { cost: 7 })).toMatchObject({ allowed: true, minute: { used: 7, remaining: 3 } });
+    expect(await limiter.consume(id, limits, { cost: 4 })).toMatchObject({ allowed: false, violated: 'minute', minute: { used: 7 } });
+    expect(await limiter.consume(id, limits, { cost: 3 })).toMatchObject({ allowed: true, minute: { remaining: 0 }, day: { used: 10 } });
+  });
 }

@@ -28,6 +28,8 @@ export interface BudgetState {
 export interface RateDecision extends BudgetState {
   allowed: boolean;
   violated: 'minute' | 'day' | null;
+  /** Whose budget refused: the account's, or the API key's own (null when admitted). */
+  limitedBy: 'account' | 'api_key' | null;
   /** Seconds until a request will be admitted (0 when this one was). */
   retryAfterSeconds: number;
 }
@@ -35,29 +37,42 @@ export interface RateDecision extends BudgetState {
 /** Node-style: an error (the limiter could not decide), or the decision. */
 export type DecisionCallback = (error: unknown, decision?: RateDecision) => void;
 
+/** An API key's own budget, inside its account's (both apply). */
+export interface KeyBudget {
+  id: string;
+  limits: Limits;
+}
+
+export interface ConsumeOptions {
+  /** Requests this one counts as (POST /v1/auth/verify's `cost`); default 1. */
+  cost?: number;
+  /** The key's own budget: the request is admitted only if it fits both, and counted in both. */
+  key?: KeyBudget;
+}
+
 export interface RateLimiter {
   /**
    * The one primitive: decide and count, answering through a callback, so limiters that need a
    * round trip (Redis) create no promise per request on the hot path.
    */
-  consumeThen(accountId: string, limits: Limits, callback: DecisionCallback): void;
+  consumeThen(accountId: string, limits: Limits, callback: DecisionCallback, options?: ConsumeOptions): void;
   /** The same as a promise (`promisedConsume` builds it from `consumeThen`). */
-  consume(accountId: string, limits: Limits): Promise<RateDecision>;
+  consume(accountId: string, limits: Limits, options?: ConsumeOptions): Promise<RateDecision>;
   /**
    * The same, synchronously, for limiters whose state is in this process (the memory limiter).
    * Absent on limiters that need a round trip.
    */
-  consumeNow?(accountId: string, limits: Limits): RateDecision;
-  /** The account's windows now, without counting anything (GET /v1/usage spends no budget). */
-  peek(accountId: string, limits: Limits): Promise<BudgetState>;
+  consumeNow?(accountId: string, limits: Limits, options?: ConsumeOptions): RateDecision;
+  /** The windows now (the tighter of account and key), counting nothing (GET /v1/usage spends no budget). */
+  peek(accountId: string, limits: Limits, key?: KeyBudget): Promise<BudgetState>;
   close(): Promise<void>;
 }
 
 /** `consume` for a limiter, from its `consumeThen`. */
 export function promisedConsume(consumeThen: RateLimiter['consumeThen']): RateLimiter['consume'] {
-  return (accountId, limits) =>
+  return (accountId, limits, options) =>
     new Promise((resolve, reject) => {
-      consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)));
+      consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)), options);
     });
 }
 
@@ -106,15 +121,47 @@ export function budgetState(input: { now: number; level: number; dayUsed: number
   return { minute: minuteWindow(input.limits, perMs, input.level), day: dayWindow(input.limits, secondsToUtcMidnight(input.now), input.dayUsed) };
 }
 
-export function decide(input: { now: number; level: number; dayUsed: number; limits: Limits }): { decision: RateDecision; admitted: boolean } {
-  const { now, level, limits } = input;
-  if (level + 1 > limits.per_minute + 1e-9) {
-    const state = budgetState(input);
-    return { decision: { allowed: false, violated: 'minute', retryAfterSeconds: state.minute.nextSeconds, ...state }, admitted: false };
+/** One budget as a limiter found it: its minute bucket's level now and its day's count. */
+export interface Meter {
+  level: number;
+  dayUsed: number;
+  limits: Limits;
+}
+
+/** Per window, the one with fewer requests left: what the caller can actually still send. */
+export function tighter(a: BudgetState, b: BudgetState | undefined): BudgetState {
+  if (!b) return a;
+  return { minute: b.minute.remaining < a.minute.remaining ? b.minute : a.minute, day: b.day.remaining < a.day.remaining ? b.day : a.day };
+}
+
+function refusal(now: number, meter: Meter, cost: number): { window: 'minute' | 'day'; retryAfter: number } | undefined {
+  if (meter.level + cost > meter.limits.per_minute + 1e-9) {
+    // The level must drain to (limit - cost) for the request to fit.
+    const waitMs = ((meter.level + cost - meter.limits.per_minute) * MINUTE_MS) / meter.limits.per_minute;
+    return { window: 'minute', retryAfter: Math.max(1, Math.ceil(waitMs / 1000 - 1e-9)) };
   }
-  if (input.dayUsed >= limits.per_day) {
-    const state = budgetState(input);
-    return { decision: { allowed: false, violated: 'day', retryAfterSeconds: secondsToUtcMidnight(now), ...state }, admitted: false };
+  if (meter.dayUsed + cost > meter.limits.per_day) return { window: 'day', retryAfter: secondsToUtcMidnight(now) };
+  return undefined;
+}
+
+/**
+ * The one decision, shared by the memory and Redis limiters so they answer identically: the
+ * request (of `cost` requests) is admitted only if it fits the account's budget and, when given,
+ * the key's own. A refused request is counted in neither. The answer's windows are the tighter
+ * of the two, as they stand after the request.
+ */
+export function decide(input: { now: number; account: Meter; key?: Meter; cost?: number }): { decision: RateDecision; admitted: boolean } {
+  const { now, account, key } = input;
+  const cost = input.cost ?? 1;
+  const byAccount = refusal(now, account, cost);
+  const byKey = key ? refusal(now, key, cost) : undefined;
+  if (byAccount || byKey) {
+    // Refused by both: the request fits again only when both allow it, so the longer wait is the answer.
+    const keyDecides = byKey !== undefined && (byAccount === undefined || byKey.retryAfter > byAccount.retryAfter);
+    const why = keyDecides ? byKey! : byAccount!;
+    const state = tighter(budgetState({ now, ...account }), key && budgetState({ now, ...key }));
+    return { decision: { allowed: false, violated: why.window, limitedBy: keyDecides ? 'api_key' : 'account', retryAfterSeconds: why.retryAfter, ...state }, admitted: false };
   }
-  return { decision: { allowed: true, violated: null, retryAfterSeconds: 0, ...budgetState({ now, level: level + 1, dayUsed: input.dayUsed + 1, limits }) }, admitted: true };
+  const after = (m: Meter) => budgetState({ now, level: m.level + cost, dayUsed: m.dayUsed + cost, limits: m.limits });
+  return { decision: { allowed: true, violated: null, limitedBy: null, retryAfterSeconds: 0, ...tighter(after(account), key && after(key)) }, admitted: true };
 }

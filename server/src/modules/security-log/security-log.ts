@@ -17,6 +17,8 @@ export const SECURITY_EVENT_TYPES = [
   'password_reset',
   'email_verified',
   'api_key_created',
+  'api_key_updated',
+  'api_key_rolled',
   'api_key_revoked',
   'account_updated_by_admin',
   'mfa_enabled',

@@ -6,7 +6,7 @@ import { newId } from '../../core/ids.js';
 import type { RevocationList } from '../../infra/revocation.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
-import { ALL_SCOPES } from '../tokens/scopes.js';
+import { USER_SCOPES } from '../tokens/scopes.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { createSessionsRepository, type SessionRow, type SessionsRepository } from './sessions.repository.js';
@@ -36,7 +36,7 @@ export interface SessionsServiceDeps {
 
 export function createSessionsService(deps: SessionsServiceDeps) {
   const { sessions, accessTokens, revocations, clock } = deps;
-  const scope = ALL_SCOPES.join(' ');
+  const scope = USER_SCOPES.join(' ');
   const idleExpiry = () => isoTime(clock.now() + deps.refreshTokenTtl * 1000);
   // A revoked session's tokens live at most one access-token lifetime; remember it that long.
   const revokedUntil = () => clock.now() + deps.accessTokenTtl * 1000 + 60_000;

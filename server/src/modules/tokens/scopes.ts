@@ -1,5 +1,8 @@
-/** Every scope a credential can carry (API.md §3). Access tokens from a login carry them all. */
-export const ALL_SCOPES = [
+/**
+ * The scopes of the platform's routes (API.md §3). Access tokens from a login carry them all; an
+ * API key carries those chosen at its creation (default: all of these).
+ */
+export const USER_SCOPES = [
   'agents:read',
   'agents:write',
   'chats:read',
@@ -8,4 +11,19 @@ export const ALL_SCOPES = [
   'webhooks:write',
   'usage:read',
 ] as const;
-export type Scope = (typeof ALL_SCOPES)[number];
+export type UserScope = (typeof USER_SCOPES)[number];
+
+/**
+ * Scopes of service keys: API keys an administrator creates for the platform's own services
+ * (`credentials:verify`: POST /v1/auth/verify). Never in an access token, never in a key's
+ * defaults, and only working while the key's owner is still an administrator.
+ */
+export const SERVICE_SCOPES = ['credentials:verify'] as const;
+
+/** Every scope an API key can carry, in the canonical order keys store them. */
+export const KEY_SCOPES = [...USER_SCOPES, ...SERVICE_SCOPES] as const;
+export type Scope = (typeof KEY_SCOPES)[number];
+
+export function isServiceScope(scope: string): boolean {
+  return (SERVICE_SCOPES as readonly string[]).includes(scope);
+}

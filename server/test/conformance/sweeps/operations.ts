@@ -38,6 +38,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   getApiKey: 'session',
   revokeApiKey: 'session',
   getUsage: 'usage:read',
+  getUsageHistory: 'usage:read',
   adminListUsers: 'admin',
   adminUpdateUser: 'admin',
   createAgent: 'agents:write',
@@ -75,7 +76,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
  */
 export const BUDGET_EXEMPT = new Set([
   'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
-  'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage',
+  'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage', 'getUsageHistory',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
   'listIdentities', 'linkIdentity', 'unlinkIdentity',

@@ -9,6 +9,8 @@ import * as secondFactors from './0008-second-factors.js';
 import * as passkeys from './0009-passkeys.js';
 import * as identities from './0010-identities.js';
 import * as liveStreams from './0011-live-streams.js';
+import * as usageHistory from './0012-usage-history.js';
+import * as platformKeys from './0013-platform-keys.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -23,4 +25,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009-passkeys': passkeys,
   '0010-identities': identities,
   '0011-live-streams': liveStreams,
+  '0012-usage-history': usageHistory,
+  '0013-platform-keys': platformKeys,
 };

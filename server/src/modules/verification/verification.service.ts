@@ -1,0 +1,156 @@
+import type { AuthContext, KeyInspection } from '../../core/credentials.js';
+import { AppError } from '../../core/errors.js';
+import { limitsFor } from '../../core/tiers.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { RevocationList } from '../../infra/revocation.js';
+import type { AccountCache } from '../accounts/account-cache.js';
+import type { BudgetState, RateLimiter } from '../limits/rate-limiter.js';
+import type { AccessTokens } from '../tokens/access-tokens.js';
+
+/** Why a credential is or is not good for a call, as POST /v1/auth/verify answers it. */
+export const VERIFICATION_CODES = ['valid', 'not_found', 'revoked', 'expired', 'disabled', 'insufficient_scope', 'rate_limited', 'usage_exceeded'] as const;
+export type VerificationCode = (typeof VERIFICATION_CODES)[number];
+
+export interface VerificationInput {
+  credential: string;
+  /** Every one of them must be held. */
+  scopes?: string[];
+  /** false: look only, spend nothing (neither budget nor uses) and leave no trace in the history. */
+  count?: boolean;
+  cost?: number;
+}
+
+export interface Verification {
+  valid: boolean;
+  code: VerificationCode;
+  credential_type: 'api_key' | 'access_token' | null;
+  user_id: string | null;
+  key_id: string | null;
+  session_id: string | null;
+  scopes: string[];
+  expires_at: string | null;
+  remaining: number | null;
+  ratelimit: { minute: Window; day: Window; retry_after: number } | null;
+}
+
+interface Window {
+  limit: number;
+  remaining: number;
+  reset_seconds: number;
+}
+
+type Outcome = 'ok' | 'rate_limited' | 'unauthorized' | 'forbidden';
+
+export interface VerificationDeps {
+  apiKeys: { inspect(secret: string): Promise<KeyInspection> };
+  keyUses: {
+    spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }>;
+    usesLeft(keyId: string): Promise<number | null>;
+  };
+  accessTokens: AccessTokens;
+  revocations: RevocationList;
+  accounts: AccountCache;
+  limiter: RateLimiter;
+  usage: { record(userId: string, keyId: string | null, outcome: Outcome): void };
+  clock: Clock;
+}
+
+const NOBODY = { credential_type: null, user_id: null, key_id: null, session_id: null, scopes: [] as string[], expires_at: null, remaining: null, ratelimit: null };
+
+const window = (w: BudgetState['minute']): Window => ({ limit: w.limit, remaining: w.remaining, reset_seconds: w.resetSeconds });
+
+/**
+ * Answers for the platform's own services whether a credential may make a call, exactly as the
+ * authenticate step would decide it: the same caches, revocations (so a revoked session's token
+ * is refused, which a JWKS check alone cannot do), account state, scopes, and the same budget and
+ * uses, spent unless `count: false`. Always an answer, never a 401: the reason is in `code`.
+ */
+export function createVerificationService(deps: VerificationDeps) {
+  /** The credential's owner and claims, or the code that ends the check. */
+  async function identify(credential: string): Promise<{ auth: AuthContext } | Verification> {
+    if (credential.startsWith('gth_')) {
+      const found = await deps.apiKeys.inspect(credential);
+      if (found.status === 'valid') return { auth: found.auth };
+      if (found.status === 'expired') {
+        deps.usage.record(found.auth.userId, found.auth.apiKeyId!, 'unauthorized');
+        return refused('expired', found.auth);
+      }
+      return { valid: false, code: found.status, ...NOBODY };
+    }
+    let claims;
+    try {
+      claims = deps.accessTokens.verifyCached(credential) ?? (await deps.accessTokens.verify(credential));
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'token_expired') return { valid: false, code: 'expired', ...NOBODY, credential_type: 'access_token' };
+      if (error instanceof AppError && error.code === 'invalid_token') return { valid: false, code: 'not_found', ...NOBODY };
+      throw error;
+    }
+    const auth: AuthContext = { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
+    if (deps.revocations.isRevoked(claims.sid)) {
+      deps.usage.record(auth.userId, null, 'unauthorized');
+      return refused('revoked', auth);
+    }
+    return { auth };
+  }
+
+  function describe(auth: AuthContext): Omit<Verification, 'valid' | 'code' | 'remaining' | 'ratelimit'> {
+    return {
+      credential_type: auth.credential, user_id: auth.userId, key_id: auth.apiKeyId ?? null, session_id: auth.sessionId,
+      scopes: [...auth.scopes], expires_at: auth.expiresAt === null ? null : isoTime(auth.expiresAt),
+    };
+  }
+
+  function refused(code: VerificationCode, auth: AuthContext, extra: Partial<Verification> = {}): Verification {
+    return { valid: false, code, ...describe(auth), remaining: null, ratelimit: null, ...extra };
+  }
+
+  return {
+    async verify(input: VerificationInput): Promise<Verification> {
+      const found = await identify(input.credential);
+      if (!('auth' in found)) return found;
+      const { auth } = found;
+      const keyId = auth.apiKeyId ?? null;
+      const count = input.count !== false;
+      const record = (outcome: Outcome) => count && deps.usage.record(auth.userId, keyId, outcome);
+      const account = deps.accounts.peek(auth.userId) ?? (await deps.accounts.get(auth.userId));
+      if (!account) return { valid: false, code: 'not_found', ...NOBODY };
+      if (account.disabled) {
+        record('forbidden');
+        return refused('disabled', auth);
+      }
+      if (input.scopes?.some((scope) => !auth.scopes.has(scope))) {
+        record('forbidden');
+        return refused('insufficient_scope', auth);
+      }
+      const limits = limitsFor(account);
+      if (!count) {
+        const [state, remaining] = await Promise.all([
+          deps.limiter.peek(auth.userId, limits, auth.keyBudget),
+          auth.usesLimited ? deps.keyUses.usesLeft(keyId!) : Promise.resolve(null),
+        ]);
+        const ratelimit = { minute: window(state.minute), day: window(state.day), retry_after: 0 };
+        if (remaining === 0) return refused('usage_exceeded', auth, { remaining, ratelimit });
+        return { valid: true, code: 'valid', ...describe(auth), remaining, ratelimit };
+      }
+      const decision = await deps.limiter.consume(auth.userId, limits, { cost: input.cost ?? 1, key: auth.keyBudget });
+      const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
+      if (!decision.allowed) {
+        record('rate_limited');
+        return refused('rate_limited', auth, { ratelimit });
+      }
+      let remaining: number | null = null;
+      if (auth.usesLimited) {
+        const spent = await deps.keyUses.spendUses(keyId!, input.cost ?? 1);
+        if (!('remaining' in spent)) {
+          record('rate_limited');
+          return refused('usage_exceeded', auth, { remaining: 0, ratelimit: { ...ratelimit, retry_after: spent.retryAfterSeconds ?? 0 } });
+        }
+        remaining = spent.remaining;
+      }
+      record('ok');
+      return { valid: true, code: 'valid', ...describe(auth), remaining, ratelimit };
+    },
+  };
+}
+
+export type VerificationService = ReturnType<typeof createVerificationService>;
