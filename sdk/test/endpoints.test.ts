@@ -142,6 +142,50 @@ describe('API keys and usage', () => {
   });
 });
 
+describe('platform keys', () => {
+  it("updates and rolls a key, reads its usage history, and a service verifies credentials with verifyCredential()", async () => {
+    const admin = await signUp(server);
+    const user = await signUp(server);
+    const granted = await server.cli(['users', 'grant-admin', admin.email]);
+    expect(granted.code, granted.output).toBe(0);
+    // The role is read per request (cached accounts are told by the CLI through the database).
+    let service;
+    for (let i = 0; i < 100 && !service; i++) {
+      service = await admin.gh.apiKeys.create({ name: 'runtime', scopes: ['credentials:verify'] }).catch(() => undefined);
+      if (!service) await new Promise((r) => setTimeout(r, 100));
+    }
+    const verifier = createGatehouse({ baseUrl: server.base, apiKey: service!.key! });
+
+    const key = await user.gh.apiKeys.create({ name: 'tool', scopes: ['agents:read', 'chats:read'], remaining: 5, rate_limit: { per_minute: 50 } });
+    expect(key).toMatchObject({ remaining: 5, refill: null, rate_limit: { per_minute: 50, per_day: null } });
+    const answer = await verifier.auth.verifyCredential(key.key!, { scopes: ['agents:read'] });
+    expect(answer).toMatchObject({ valid: true, code: 'valid', user_id: user.userId, key_id: key.id, remaining: 4 });
+    expect(await verifier.auth.verifyCredential(key.key!, { scopes: ['agents:write'] })).toMatchObject({ valid: false, code: 'insufficient_scope' });
+    expect(await verifier.auth.verifyCredential('gth_junk')).toMatchObject({ valid: false, code: 'not_found' });
+
+    const renamed = await user.gh.apiKeys.update(key.id, { name: 'tool v2', scopes: ['agents:read'] });
+    expect(renamed).toMatchObject({ name: 'tool v2', scopes: ['agents:read'] });
+    const rolled = await user.gh.apiKeys.roll(key.id, { grace_seconds: 60 });
+    expect(rolled.key).not.toBe(key.key);
+    expect(rolled.previous_key_expires_at).not.toBeNull();
+    expect(await verifier.auth.verifyCredential(key.key!, { count: false })).toMatchObject({ valid: true, key_id: key.id });
+    // A refused scope spent nothing: one use gone.
+    expect(await verifier.auth.verifyCredential(rolled.key!, { count: false })).toMatchObject({ valid: true, key_id: key.id, remaining: 4 });
+    const noGrace = await user.gh.apiKeys.roll(key.id);
+    expect(noGrace.previous_key_expires_at).toBeNull();
+    expect(await verifier.auth.verifyCredential(rolled.key!)).toMatchObject({ valid: false });
+
+    const bot = createGatehouse({ baseUrl: server.base, apiKey: noGrace.key! });
+    await bot.agents.list();
+    const history = await user.gh.usage.history({ key_id: key.id, granularity: 'hour' });
+    expect(history).toMatchObject({ granularity: 'hour', key_id: key.id });
+    const sum = (outcome: 'ok' | 'forbidden') => history.data.reduce((total, bucket) => total + bucket[outcome], 0);
+    // The counted verification and the listing; the verification for a scope the key lacks.
+    expect(sum('ok')).toBe(2);
+    expect(sum('forbidden')).toBe(1);
+  });
+});
+
 describe('admin', () => {
   it('lists users by email and changes a tier (admin role granted with the CLI)', async () => {
     const admin = await signUp(server);

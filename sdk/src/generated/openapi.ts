@@ -680,6 +680,30 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
+        /**
+         * Rename a key, narrow its scopes, change its expiry or its own limits; at once on every instance
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new secret for the key; the old one works for the grace period, then is refused. The secret is in this response only
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -699,6 +723,50 @@ export interface paths {
         get: operations["getUsage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests per hour or day, by outcome
+         * @description The requests of the account (every key and session) or of one API key, per UTC hour (the last 7 days) or UTC day (the last 90 days), counted by outcome: admitted, refused by a rate limit, refused with 401 or with 403. Every bucket from `from` to `to` is listed, oldest first, with zeros where nothing was counted. Requests served by the instance answering are included at once; those served by other instances arrive within `USAGE_FLUSH_SECONDS` (10 s by default). A range reaching further back than that granularity is kept, ending before it starts, or starting in the future is 422 `unprocessable`; a `key_id` that is not one of the account's keys is 404.
+         *
+         *     Needs the `usage:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        get: operations["getUsageHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check another credential for a service: its owner, scopes and budget, spending from that budget
+         * @description Needs a service key (scope credentials:verify, created by an administrator). The answer is 200 whatever the credential is worth; `code` says why it is not valid. Access tokens of a revoked session are refused here, which a JWKS check alone cannot do.
+         *
+         *     Needs the `credentials:verify` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["verifyCredential"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1270,7 +1338,7 @@ export interface components {
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_revoked" | "account_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -1311,7 +1379,7 @@ export interface components {
             /** @description First 8 characters of the key, to recognise it */
             prefix: string;
             last_four: string;
-            scopes: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read")[];
+            scopes: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read" | "credentials:verify")[];
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1320,6 +1388,22 @@ export interface components {
             expires_at: string | null;
             /** @description May lag by up to 60 s */
             last_used_at: string | null;
+            rate_limit: {
+                per_minute: number | null;
+                per_day: number | null;
+            } | null;
+            /** @description Uses left; null: unlimited */
+            remaining: number | null;
+            refill: {
+                amount: number;
+                /**
+                 * @description day: at each UTC midnight; month: on the 1st of each month (UTC)
+                 * @enum {string}
+                 */
+                interval: "day" | "month";
+            } | null;
+            /** @description After a roll: when the secret before it stops working (null: it already has, or no roll) */
+            previous_key_expires_at: string | null;
         };
         CreatedApiKey: {
             /** @example key_01jd4z3k8x2v6n9q7w5e3r1t0y */
@@ -1328,7 +1412,7 @@ export interface components {
             /** @description First 8 characters of the key, to recognise it */
             prefix: string;
             last_four: string;
-            scopes: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read")[];
+            scopes: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read" | "credentials:verify")[];
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1337,6 +1421,22 @@ export interface components {
             expires_at: string | null;
             /** @description May lag by up to 60 s */
             last_used_at: string | null;
+            rate_limit: {
+                per_minute: number | null;
+                per_day: number | null;
+            } | null;
+            /** @description Uses left; null: unlimited */
+            remaining: number | null;
+            refill: {
+                amount: number;
+                /**
+                 * @description day: at each UTC midnight; month: on the 1st of each month (UTC)
+                 * @enum {string}
+                 */
+                interval: "day" | "month";
+            } | null;
+            /** @description After a roll: when the secret before it stops working (null: it already has, or no roll) */
+            previous_key_expires_at: string | null;
             /** @description The secret. Shown once, never again: store it now. Null in an Idempotency-Key replay (secrets are not kept). */
             key: string | null;
         };
@@ -1359,6 +1459,72 @@ export interface components {
                 /** @description Seconds until the window is fully replenished (minute) or the UTC day ends (day) */
                 reset_seconds: number;
             };
+        };
+        UsageHistory: {
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            /** @description The API key shown; null: the whole account (every key and session) */
+            key_id: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the first bucket
+             * @example 2026-11-22T09:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Start of the last bucket
+             * @example 2026-11-22T09:00:00.000Z
+             */
+            to: string;
+            /** @description One entry per bucket from `from` to `to` (zeros where nothing was counted), oldest first */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description Start of the bucket (UTC hour or day)
+                 * @example 2026-11-22T09:00:00.000Z
+                 */
+                start: string;
+                /** @description Requests admitted */
+                ok: number;
+                /** @description Requests refused with 429: budget or uses spent */
+                rate_limited: number;
+                /** @description Requests refused with 401 whose account is known: an expired key, an old secret past its grace, a revoked session */
+                unauthorized: number;
+                /** @description Requests refused with 403: scope, session required, account disabled, admin only */
+                forbidden: number;
+            }[];
+        };
+        CredentialVerification: {
+            /** @description Whether the credential may make the call (code "valid") */
+            valid: boolean;
+            /**
+             * @description valid; not_found (unknown, malformed or badly signed); revoked (key revoked, session of the token revoked); expired (key or token expired, or a rolled secret past its grace); disabled (account); insufficient_scope; rate_limited (the account's or the key's own budget); usage_exceeded (the key has no uses left)
+             * @enum {string}
+             */
+            code: "valid" | "not_found" | "revoked" | "expired" | "disabled" | "insufficient_scope" | "rate_limited" | "usage_exceeded";
+            credential_type: ("api_key" | "access_token") | null;
+            user_id: string | null;
+            key_id: string | null;
+            session_id: string | null;
+            scopes: string[];
+            expires_at: string | null;
+            /** @description Uses the key has left (null: unlimited, or not a key) */
+            remaining: number | null;
+            ratelimit: {
+                minute: {
+                    limit: number;
+                    remaining: number;
+                    reset_seconds: number;
+                };
+                day: {
+                    limit: number;
+                    remaining: number;
+                    reset_seconds: number;
+                };
+                /** @description Seconds until a call fits again (0 when this one did) */
+                retry_after: number;
+            } | null;
         };
         AdminUser: {
             id: string;
@@ -5237,9 +5403,23 @@ export interface operations {
                 "application/json": {
                     /** @example Ada Lovelace */
                     name: string;
-                    /** @description Default: every scope */
-                    scopes?: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read")[];
+                    /** @description Default: every scope of the platform routes. credentials:verify (a service key) is for administrators only. */
+                    scopes?: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read" | "credentials:verify")[];
                     expires_at?: string | null;
+                    rate_limit?: {
+                        per_minute?: number | null;
+                        per_day?: number | null;
+                    } | null;
+                    remaining?: number | null;
+                    /** @description Needs `remaining` (given alone, remaining starts at the amount) */
+                    refill?: {
+                        amount: number;
+                        /**
+                         * @description day: at each UTC midnight; month: on the 1st of each month (UTC)
+                         * @enum {string}
+                         */
+                        interval: "day" | "month";
+                    } | null;
                 };
             };
         };
@@ -5545,6 +5725,281 @@ export interface operations {
             };
         };
     };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Ada Lovelace */
+                    name?: string;
+                    /** @description Only a subset of the key's scopes */
+                    scopes?: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read" | "credentials:verify")[];
+                    expires_at?: string | null;
+                    rate_limit?: {
+                        per_minute?: number | null;
+                        per_day?: number | null;
+                    } | null;
+                    remaining?: number | null;
+                    /** @description Needs `remaining` (given alone, remaining starts at the amount) */
+                    refill?: {
+                        amount: number;
+                        /**
+                         * @description day: at each UTC midnight; month: on the 1st of each month (UTC)
+                         * @enum {string}
+                         */
+                        interval: "day" | "month";
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key + same body within 24 h replays the first response (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the old secret keeps working beside the new one (0, the default: refused at once; at most 7 days)
+                     * @default 0
+                     */
+                    grace_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getUsage: {
         parameters: {
             query?: never;
@@ -5596,6 +6051,282 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsageHistory: {
+        parameters: {
+            query?: {
+                /** @description UTC hours (kept 7 days) or UTC days (kept 90 days) */
+                granularity?: "hour" | "day";
+                /** @description One of the account's API keys (revoked ones too); default: the whole account */
+                key_id?: string;
+                /** @description Truncated to its bucket. Default: 24 hours or 30 days before `to` */
+                from?: string;
+                /** @description Truncated to its bucket; a later time than now is taken as now. Default: now */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageHistory"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An API key (gth_…) or an access token */
+                    credential: string;
+                    /** @description Scopes the call needs: all must be held */
+                    scopes?: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read")[];
+                    /**
+                     * @description false: only look; spend neither budget nor uses
+                     * @default true
+                     */
+                    count?: boolean;
+                    /**
+                     * @description Requests (and uses) this call counts as
+                     * @default 1
+                     */
+                    cost?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialVerification"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
                     /** @description Seconds after which the next request will be admitted. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -8646,7 +9377,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url: string;
-                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string;
                 };
             };
@@ -9171,7 +9902,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url?: string;
-                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
+                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test")[];
                     description?: string | null;
                     /** @description true re-enables an endpoint disabled by a 410 */
                     enabled?: boolean;

@@ -9,6 +9,17 @@ import type { StoredSession } from '../token-store.js';
 
 export function authResource(call: Call, sessions: SessionManager, defaultTimeoutMs: number, baseUrl: string) {
   return {
+    /**
+     * For the platform's own services, with a client made with a service key (scope
+     * credentials:verify): whether `credential` (an API key or access token someone sent you)
+     * may make a call, whose it is, its scopes and its budget. Resolves whatever the answer is:
+     * check `valid` and `code` (not_found, revoked, expired, disabled, insufficient_scope,
+     * rate_limited, usage_exceeded). By default the check spends from that credential's budget
+     * like a request would (`cost`, default 1); `count: false` only looks.
+     */
+    verifyCredential: (credential: string, check: Omit<RequestBody<'verifyCredential'>, 'credential'> = {}, options?: RequestOptions) =>
+      call('verifyCredential', { body: { ...check, credential } }, options),
+
     /** Creates an account (does not sign in: call login next). */
     register: (body: RequestBody<'register'>, options?: RequestOptions) => call('register', { body }, options),
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
+import { countStatements } from '../statement-counter.js';
 
 /** Issue 20: service keys and POST /v1/auth/verify, a key's own limits and uses, PATCH and roll. */
 describe(`platform keys (${dialect})`, () => {
@@ -285,5 +286,27 @@ describe(`platform keys (${dialect})`, () => {
     for (let i = 0; i < 5; i++) await verify({ credential: 'gth_nothing', count: false });
     expect((await t.request({ method: 'GET', url: '/v1/usage', headers: bearer(adminToken) })).json().day.used).toBe(before);
     expect(adminId).toMatch(/^usr_/);
+  });
+
+  it('makes no database write per request: counting, limits and history stay in memory (a key with a number of uses excepted)', async () => {
+    const user = await t.signUp();
+    const key = await createKey(user.tokens.access_token, { name: 'busy', rate_limit: { per_minute: 1000 } });
+    // Warm: the key, the account and the statements are cached after one request.
+    expect((await agents(key.key)).statusCode).toBe(200);
+    const statements = await countStatements(t.deps.database);
+    try {
+      for (let i = 0; i < 50; i++) expect((await agents(key.key)).statusCode).toBe(200);
+      for (let i = 0; i < 20; i++) expect((await verify({ credential: key.key })).valid).toBe(true);
+      expect(statements.writes()).toEqual([]);
+      // A key with uses spends them in the database: one UPDATE per use, nothing else.
+      const limited = await createKey(user.tokens.access_token, { name: 'uses', remaining: 100 });
+      expect((await agents(limited.key)).statusCode).toBe(200);
+      statements.reset();
+      for (let i = 0; i < 5; i++) expect((await agents(limited.key)).statusCode).toBe(200);
+      expect(statements.writes()).toHaveLength(5);
+      expect(statements.writes().every((w) => /^update "api_keys"/i.test(w))).toBe(true);
+    } finally {
+      statements.stop();
+    }
   });
 });
