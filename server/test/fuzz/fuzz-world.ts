@@ -1,5 +1,6 @@
 import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
 import { startTestIssuer } from '../oidc-issuer.js';
+import { KEY_SCOPES } from '../../src/modules/tokens/scopes.js';
 
 /**
  * One app and one account for a fuzz file, with a live resource of every kind so path
@@ -74,7 +75,8 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     const limits = await call('PATCH', `/v1/admin/users/${owner.id}`, { disabled: false, tier: 'enterprise', limits: { per_minute: 10_000_000, per_day: 1_000_000_000 } });
     expectStatus(limits, 200, 'raising the owner limits');
     if (!key || !(await exists('/v1/usage', key))) {
-      const res = await call('POST', '/v1/api-keys', { name: 'fuzz key' });
+      // Every scope, the service scope too (the owner is an admin), so POST /v1/auth/verify is fuzzed past its caller's check.
+      const res = await call('POST', '/v1/api-keys', { name: 'fuzz key', scopes: [...KEY_SCOPES] });
       expectStatus(res, 201, 'creating an API key');
       key = res.json().key;
     }
