@@ -25,7 +25,7 @@ import { identitiesRoutes } from './modules/identities/identities.routes.js';
 import { Identity, SignInProvider } from './modules/identities/identities.schemas.js';
 import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
 import { openIdConfigurationRoute } from './modules/jwks/openid-configuration.routes.js';
-import { USER_SCOPES } from './modules/tokens/scopes.js';
+import { USER_SCOPES } from './core/scopes.js';
 import { CredentialVerification, verificationRoutes } from './modules/verification/verification.routes.js';
 import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
 import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';

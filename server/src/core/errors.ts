@@ -29,7 +29,6 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   limit_reached: { status: 422, title: 'Limit reached' },
-  unprocessable: { status: 422, title: 'Unprocessable request' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
   too_many_streams: { status: 429, title: 'Too many open streams' },
@@ -74,7 +73,4 @@ export function fieldError(field: string, code: string, message: string): AppErr
   return new AppError('validation_failed', message, { errors: [{ field, code, message }] });
 }
 
-/** 422 unprocessable: a well-formed request the server cannot carry out as asked, with the field that says why. */
-export function unprocessableField(field: string, code: string, message: string): AppError {
-  return new AppError('unprocessable', message, { errors: [{ field, code, message }] });
-}
+

@@ -1,5 +1,5 @@
 import type { RateDecision } from '../modules/limits/rate-limiter.js';
-import type { Scope } from '../modules/tokens/scopes.js';
+import type { Scope } from '../core/scopes.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { AuthContext } from '../core/credentials.js';
 

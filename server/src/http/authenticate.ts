@@ -8,7 +8,7 @@ import { limitsFor } from '../core/tiers.js';
 import type { AccessClaims, AccessTokens } from '../modules/tokens/access-tokens.js';
 import type { AuthContext, AuthRequirement, BudgetMode } from './auth-context.js';
 import { RefusedCredential, type ApiKeyVerifier } from '../core/credentials.js';
-import { isServiceScope } from '../modules/tokens/scopes.js';
+import { isServiceScope } from '../core/scopes.js';
 import { AppError } from '../core/errors.js';
 import { spendAccountRouteLimit, type AccountRouteLimit } from './account-route-limit.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';

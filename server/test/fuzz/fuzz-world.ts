@@ -1,6 +1,6 @@
 import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
 import { startTestIssuer } from '../oidc-issuer.js';
-import { KEY_SCOPES } from '../../src/modules/tokens/scopes.js';
+import { KEY_SCOPES } from '../../src/core/scopes.js';
 
 /**
  * One app and one account for a fuzz file, with a live resource of every kind so path

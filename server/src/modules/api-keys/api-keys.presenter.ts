@@ -1,5 +1,5 @@
 import { isoTime } from '../../infra/clock.js';
-import type { Scope } from '../tokens/scopes.js';
+import type { Scope } from '../../core/scopes.js';
 import type { ApiKeyRow } from './api-keys.repository.js';
 import { usesLeft } from './key-uses.js';
 

@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../core/ids.js';
-import { KEY_SCOPES } from '../tokens/scopes.js';
+import { KEY_SCOPES } from '../../core/scopes.js';
 import { REFILL_INTERVALS } from './key-uses.js';
 import { MAX_ROLL_GRACE_SECONDS } from './api-keys.service.js';
 import { NameField } from '../users/users.schemas.js';

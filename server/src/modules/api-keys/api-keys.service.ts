@@ -6,7 +6,7 @@ import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { newId } from '../../core/ids.js';
 import { sha256Hex } from '../tokens/opaque-tokens.js';
-import { isServiceScope, KEY_SCOPES, USER_SCOPES } from '../tokens/scopes.js';
+import { isServiceScope, KEY_SCOPES, USER_SCOPES } from '../../core/scopes.js';
 import { nextPeriodStart, periodStarts, usesLeft, type RefillInterval } from './key-uses.js';
 import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';

@@ -6,7 +6,7 @@ import { newId } from '../../core/ids.js';
 import type { RevocationList } from '../../infra/revocation.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
-import { USER_SCOPES } from '../tokens/scopes.js';
+import { USER_SCOPES } from '../../core/scopes.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { createSessionsRepository, type SessionRow, type SessionsRepository } from './sessions.repository.js';

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../core/credentials.js';
 import { ALL_EVENT_TYPES, patternMatches, type EventType } from '../events/event-types.js';
-import type { Scope } from '../tokens/scopes.js';
+import type { Scope } from '../../core/scopes.js';
 
 /**
  * Which events a credential may see on the account stream: platform resources by their read

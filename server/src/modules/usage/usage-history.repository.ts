@@ -50,9 +50,10 @@ export function createUsageHistoryRepository(db: Kysely<Database>, dialect: Dial
      * conflicts on the primary key add to the row (so instances sharing a database need no
      * coordination). Each row's key must appear once (PostgreSQL refuses to update a row twice in
      * one statement). Rows go in key order, so two instances adding to the same rows lock them in
-     * the same order and cannot deadlock. Rows of accounts deleted since they were counted are left out: the
-     * accounts' rows are locked first (PostgreSQL), so a deletion waits for the commit and then
-     * takes the rows with it. Returns how many rows were written.
+     * the same order and cannot deadlock. Rows of accounts deleted since they were counted are
+     * left out (the foreign key would fail the whole batch, for ever): the accounts' rows are
+     * read first, locked on PostgreSQL (FOR KEY SHARE), so a deletion waits for the commit and
+     * then takes the new rows with it. Returns how many rows were written.
      */
     async add(rows: UsageCountRow[]): Promise<number> {
       if (rows.length === 0) return 0;

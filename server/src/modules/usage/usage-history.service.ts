@@ -1,4 +1,4 @@
-import { AppError, unprocessableField } from '../../core/errors.js';
+import { AppError, fieldError } from '../../core/errors.js';
 import { isId } from '../../core/ids.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { BUCKET_MS, bucketOf, DEFAULT_BUCKETS, MAX_BUCKETS, oldestBucket, type Granularity } from './usage-buckets.js';
@@ -40,20 +40,20 @@ function parseTime(field: 'from' | 'to', value: string): number {
  * The buckets a query asks for, as bucket starts: `from` and `to` truncated to their bucket, `to`
  * no later than the current bucket; without `from`, the DEFAULT_BUCKETS up to `to` (no further back
  * than retention); without `to`, up to the current bucket. A bucket older than retention, or a
- * range that runs backwards or starts in the future, is a 422.
+ * range that runs backwards or starts in the future, is a 400 field error.
  */
 export function resolveRange(query: UsageHistoryQuery, granularity: Granularity, now: number): { from: number; to: number } {
   const step = BUCKET_MS[granularity];
   const current = bucketOf(now, granularity);
   const oldest = oldestBucket(now, granularity);
   const beyond = (field: 'from' | 'to') =>
-    unprocessableField(`query:/${field}`, 'beyond_retention', `${granularity === 'hour' ? 'Hourly' : 'Daily'} usage goes back ${MAX_BUCKETS[granularity]} ${granularity}s, to ${isoTime(oldest)}.`);
+    fieldError(`query:/${field}`, 'beyond_retention', `${granularity === 'hour' ? 'Hourly' : 'Daily'} usage goes back ${MAX_BUCKETS[granularity]} ${granularity}s, to ${isoTime(oldest)}.`);
   const askedTo = query.to === undefined ? undefined : bucketOf(parseTime('to', query.to), granularity);
   const askedFrom = query.from === undefined ? undefined : bucketOf(parseTime('from', query.from), granularity);
-  if (askedFrom !== undefined && askedFrom > current) throw unprocessableField('query:/from', 'in_future', 'from is later than now.');
+  if (askedFrom !== undefined && askedFrom > current) throw fieldError('query:/from', 'in_future', 'from is later than now.');
   if (askedFrom !== undefined && askedFrom < oldest) throw beyond('from');
   if (askedTo !== undefined && askedTo < oldest) throw beyond('to');
-  if (askedFrom !== undefined && askedTo !== undefined && askedTo < askedFrom) throw unprocessableField('query:/to', 'before_from', 'to is earlier than from.');
+  if (askedFrom !== undefined && askedTo !== undefined && askedTo < askedFrom) throw fieldError('query:/to', 'before_from', 'to is earlier than from.');
   const to = askedTo === undefined ? current : Math.min(askedTo, current);
   const from = askedFrom ?? Math.max(to - (DEFAULT_BUCKETS[granularity] - 1) * step, oldest);
   return { from, to };

@@ -84,9 +84,9 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
         + 'Every bucket from `from` to `to` is listed, oldest first, with zeros where nothing was counted. '
         + 'Requests served by the instance answering are included at once; those served by other instances arrive within '
         + '`USAGE_FLUSH_SECONDS` (10 s by default). A range reaching further back than that granularity is kept, ending before '
-        + 'it starts, or starting in the future is 422 `unprocessable`; a `key_id` that is not one of the account\'s keys is 404.',
+        + 'it starts, or starting in the future is 400 `validation_failed`; a `key_id` that is not one of the account\'s keys is 404.',
       querystring: UsageHistoryQuery,
-      response: { 200: Type.Ref('UsageHistory'), ...problemResponses([400, 404, 422]) },
+      response: { 200: Type.Ref('UsageHistory'), ...problemResponses([400, 404]) },
     },
   }, async (request) => history.history(requireAuth(request).userId, request.query));
 };

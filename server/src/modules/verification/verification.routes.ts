@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { StringEnum, Timestamp, problemResponses } from '../../http/schemas.js';
-import { USER_SCOPES } from '../tokens/scopes.js';
+import { USER_SCOPES } from '../../core/scopes.js';
 import { VERIFICATION_CODES, type VerificationService } from './verification.service.js';
 
 const Window = Type.Object(
