@@ -184,13 +184,16 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
         const requirement = route!.auth!;
         const scoped = !['session', 'admin', 'any'].includes(requirement);
         expect(op.security, key).toEqual([{ bearerAuth: scoped ? [requirement] : [] }]);
-        const spends = route!.budget !== 'exempt';
+        const spends = route!.budget === undefined;
         expect(op['x-gatehouse-auth'], key).toEqual({ requires: requirement, api_keys: scoped || requirement === 'any', spends_budget: spends });
-        expect(op.description, key).toContain(spends ? 'Spends one request' : 'Spends no request budget');
+        const callerFree = route!.budget === 'caller-free';
+        expect(op.description, key).toContain(spends ? 'Spends one request' : callerFree ? "Spends nothing of the caller's budget" : 'Spends no request budget');
         expect(op.description, key).toContain(scoped ? `\`${requirement}\` scope` : requirement === 'any' ? 'any valid credential' : 'session_required');
-        expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(['401', '403', '429']));
+        // A route that spends nothing of its caller's has no 429 of its own.
+        expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(callerFree ? ['401', '403'] : ['401', '403', '429']));
+        expect(Object.keys(op.responses).includes('429'), key).toBe(!callerFree);
         expect(op.responses['401']!.headers?.['WWW-Authenticate']?.required, key).toBe(true);
-        expect(op.responses['429']!.headers?.['Retry-After']?.required, key).toBe(true);
+        if (!callerFree) expect(op.responses['429']!.headers?.['Retry-After']?.required, key).toBe(true);
         const success = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
         expect(Boolean(op.responses[success]!.headers?.RateLimit), `${key}: RateLimit on ${success}`).toBe(spends);
       } else {

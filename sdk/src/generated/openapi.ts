@@ -738,7 +738,7 @@ export interface paths {
         };
         /**
          * Requests per hour or day, by outcome
-         * @description The requests of the account (every key and session) or of one API key, per UTC hour (the last 7 days) or UTC day (the last 90 days), counted by outcome: admitted, refused by a rate limit, refused with 401 or with 403. Every bucket from `from` to `to` is listed, oldest first, with zeros where nothing was counted. Requests served by the instance answering are included at once; those served by other instances arrive within `USAGE_FLUSH_SECONDS` (10 s by default). A range reaching further back than that granularity is kept, ending before it starts, or starting in the future is 422 `unprocessable`; a `key_id` that is not one of the account's keys is 404.
+         * @description The requests of the account (every key and session) or of one API key, per UTC hour (the last 7 days) or UTC day (the last 90 days), counted by outcome: admitted, refused by a rate limit, refused with 401 or with 403. Every bucket from `from` to `to` is listed, oldest first, with zeros where nothing was counted. Requests served by the instance answering are included at once; those served by other instances arrive within `USAGE_FLUSH_SECONDS` (10 s by default). A range reaching further back than that granularity is kept, ending before it starts, or starting in the future is 400 `validation_failed`; a `key_id` that is not one of the account's keys is 404.
          *
          *     Needs the `usage:read` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -764,7 +764,7 @@ export interface paths {
          * Check another credential for a service: its owner, scopes and budget, spending from that budget
          * @description Needs a service key (scope credentials:verify, created by an administrator). The answer is 200 whatever the credential is worth; `code` says why it is not valid. Access tokens of a revoked session are refused here, which a JWKS check alone cannot do.
          *
-         *     Needs the `credentials:verify` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         *     Needs a service key: an API key with the `credentials:verify` scope, which only an administrator can create and no access token carries. Spends nothing of the caller's budget (it spends from the credential it checks).
          */
         post: operations["verifyCredential"];
         delete?: never;
@@ -6138,17 +6138,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unprocessable */
-            422: {
-                headers: {
-                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -6197,16 +6186,6 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy": string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6218,16 +6197,6 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit?: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6252,16 +6221,6 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit?: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset"?: number;
                     /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -6275,16 +6234,6 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit?: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6296,39 +6245,6 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit?: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
-                    "X-Request-Id": string;
-                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
-                    "RateLimit-Policy": string;
-                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
-                    RateLimit: string;
-                    /** @description The tighter window's limit. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the tighter window. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
-                    "X-RateLimit-Reset": number;
-                    /** @description Seconds after which the next request will be admitted. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

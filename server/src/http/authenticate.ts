@@ -92,10 +92,6 @@ export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 
 /** Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing. */
 export function authorizationFailure(auth: AuthContext, requirement: AuthRequirement, role: string): AppError | undefined {
   if (requirement === 'any') return undefined;
-  if (isServiceScope(requirement) && role !== 'admin') {
-    // A service key outlives its maker's role no longer than that role.
-    return new AppError('forbidden', 'Service keys work only while their owner is an administrator.');
-  }
   if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
       return new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
@@ -108,6 +104,10 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
       headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${requirement}"` },
       required_scope: requirement,
     });
+  }
+  if (isServiceScope(requirement) && role !== 'admin') {
+    // A service key works no longer than its maker's role.
+    return new AppError('forbidden', 'Service keys work only while their owner is an administrator.');
   }
   return undefined;
 }
@@ -226,8 +226,10 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
-    prependOnRequest(route, authenticateHook(deps, requirement, route.config?.budget ?? 'spend'));
-    addResponses(route, problemResponses([401, 403, 429]), { security: [{ bearerAuth: [] }] });
+    const budget = route.config?.budget ?? 'spend';
+    prependOnRequest(route, authenticateHook(deps, requirement, budget));
+    // A route that spends nothing of its caller's can answer no 429 of its own.
+    addResponses(route, problemResponses(budget === 'caller-free' ? [401, 403] : [401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });
 }
 

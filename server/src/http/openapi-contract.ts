@@ -1,4 +1,5 @@
 import type { FastifyContextConfig } from 'fastify';
+import { isServiceScope } from '../core/scopes.js';
 import type { AuthRequirement } from './auth-context.js';
 
 /**
@@ -8,7 +9,10 @@ import type { AuthRequirement } from './auth-context.js';
  */
 export interface OperationFacts {
   requirement: AuthRequirement | undefined;
+  /** Spends from the caller's account budget (and carries the RateLimit headers). */
   spendsBudget: boolean;
+  /** Spends nothing of the caller's and has no limit of its own (`budget: 'caller-free'`). */
+  callerFree: boolean;
   idempotent: boolean;
   setsLocation: boolean;
 }
@@ -17,7 +21,8 @@ export function operationFacts(config: FastifyContextConfig | undefined): Operat
   const requirement = config?.auth;
   return {
     requirement,
-    spendsBudget: requirement !== undefined && config?.budget !== 'exempt',
+    spendsBudget: requirement !== undefined && config?.budget === undefined,
+    callerFree: config?.budget === 'caller-free',
     idempotent: config?.idempotent === true,
     setsLocation: config?.locationHeader === true,
   };
@@ -58,8 +63,12 @@ function requirementSentence(facts: OperationFacts): string {
   const who = requirement === 'session' ? 'Needs an access token from a login; API keys get 403 `session_required`.'
     : requirement === 'admin' ? 'Needs an admin\'s access token from a login; API keys get 403 `session_required`.'
       : requirement === 'any' ? 'Needs any valid credential.'
-        : `Needs the \`${requirement}\` scope (access tokens carry every scope; API keys the scopes chosen at creation).`;
-  return `${who} ${facts.spendsBudget ? 'Spends one request of the account\'s budget.' : 'Spends no request budget (managing one\'s own account); limited by the account routes\' own limit.'}`;
+        : requirement !== undefined && isServiceScope(requirement) ? `Needs a service key: an API key with the \`${requirement}\` scope, which only an administrator can create and no access token carries.`
+          : `Needs the \`${requirement}\` scope (access tokens carry every scope; API keys the scopes chosen at creation).`;
+  const spends = facts.spendsBudget ? 'Spends one request of the account\'s budget.'
+    : facts.callerFree ? 'Spends nothing of the caller\'s budget (it spends from the credential it checks).'
+      : 'Spends no request budget (managing one\'s own account); limited by the account routes\' own limit.';
+  return `${who} ${spends}`;
 }
 
 /**

@@ -46,7 +46,12 @@ describe(`contract conformance through Prism (${dialect})`, () => {
     stack = await startStack();
     const api = new ContractClient(operationsOf(stack.doc), { strict: stack.strict.base, lenient: stack.lenient.base, upstream: stack.server.base }, new Coverage(), randomIp());
     let admin: Promise<Actor> | undefined;
-    context = { stack, api, postgres, admin: () => (admin ??= signUpAdmin(stack!, api)) };
+    let serviceKey: Promise<string> | undefined;
+    const getAdmin = () => (admin ??= signUpAdmin(stack!, api));
+    context = {
+      stack, api, postgres, admin: getAdmin,
+      serviceKey: () => (serviceKey ??= getAdmin().then(async (a) => (await a.api.call('createApiKey', { token: a.access, json: { name: 'conformance service', scopes: ['credentials:verify'] } }, 201)).body.key as string)),
+    };
   }, 120_000);
 
   afterAll(async () => {

@@ -14,6 +14,8 @@ export interface Context {
   postgres: boolean;
   /** One admin for the whole run (see signUpAdmin), made on first use. */
   admin(): Promise<Actor>;
+  /** A service key of that admin (scope credentials:verify, for POST /v1/auth/verify), made on first use. */
+  serviceKey(): Promise<string>;
 }
 export type GetContext = () => Context;
 

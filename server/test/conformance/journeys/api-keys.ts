@@ -33,6 +33,41 @@ export function apiKeysJourney(ctx: GetContext): void {
       await actor.api.call('getUsage', { token: created.body.key }, 401);
     });
 
+    it("changes a key, rolls it with a grace, and a service key verifies its secrets", async () => {
+      const actor = await signUp(ctx().api, 'platformkeys');
+      const created = (await actor.api.call('createApiKey', {
+        token: actor.access, json: { name: 'tool', scopes: ['agents:read', 'chats:read'], rate_limit: { per_minute: 50, per_day: null }, remaining: 100, refill: { amount: 100, interval: 'day' } },
+      }, 201)).body;
+      expect(created).toMatchObject({ rate_limit: { per_minute: 50, per_day: null }, remaining: 100, refill: { amount: 100, interval: 'day' }, previous_key_expires_at: null });
+      const updated = await actor.api.call('updateApiKey', { token: actor.access, path: { id: created.id }, json: { name: 'tool v2', scopes: ['agents:read'], rate_limit: null } }, 200);
+      expect(updated.body).toMatchObject({ name: 'tool v2', scopes: ['agents:read'], rate_limit: null });
+      const wider = await actor.api.call('updateApiKey', { token: actor.access, path: { id: created.id }, json: { scopes: ['agents:read', 'agents:write'] } }, 400);
+      expect(wider.body.errors[0]).toMatchObject({ field: '/scopes', code: 'not_narrower' });
+      await actor.api.callInvalid('updateApiKey', { token: actor.access, path: { id: created.id }, json: {} }, 400);
+
+      const roll = { token: actor.access, path: { id: created.id }, headers: { 'idempotency-key': 'roll-1' }, json: { grace_seconds: 600 } };
+      const rolled = (await actor.api.call('rollApiKey', roll, 200)).body;
+      expect(rolled.key).toMatch(/^gth_/);
+      expect(rolled.previous_key_expires_at).not.toBeNull();
+      const replay = await actor.api.call('rollApiKey', roll, 200);
+      expect(replay.body).toMatchObject({ id: created.id, key: null });
+      expect((await actor.api.call('rollApiKey', { ...roll, json: { grace_seconds: 0 } }, 422)).body.code).toBe('idempotency_key_reused');
+      await actor.api.callInvalid('rollApiKey', { token: actor.access, path: { id: created.id }, json: { grace_seconds: 8 * 86_400 } }, 400);
+
+      const service = await ctx().serviceKey();
+      const old = await actor.api.call('verifyCredential', { token: service, json: { credential: created.key, scopes: ['agents:read'] } }, 200);
+      expect(old.body).toMatchObject({ valid: true, code: 'valid', credential_type: 'api_key', user_id: actor.id, key_id: created.id, remaining: 99 });
+      const fresh = await actor.api.call('verifyCredential', { token: service, json: { credential: rolled.key, count: false } }, 200);
+      expect(fresh.body).toMatchObject({ valid: true, remaining: 99 });
+      const wrongScope = await actor.api.call('verifyCredential', { token: service, json: { credential: rolled.key, scopes: ['chats:read'] } }, 200);
+      expect(wrongScope.body).toMatchObject({ valid: false, code: 'insufficient_scope' });
+      const token = await actor.api.call('verifyCredential', { token: service, json: { credential: actor.access, cost: 2 } }, 200);
+      expect(token.body).toMatchObject({ valid: true, credential_type: 'access_token', session_id: expect.stringMatching(/^ses_/) });
+      const junk = await actor.api.call('verifyCredential', { token: service, json: { credential: 'gth_nothing' } }, 200);
+      expect(junk.body).toMatchObject({ valid: false, code: 'not_found', user_id: null, ratelimit: null });
+      await actor.api.callInvalid('verifyCredential', { token: service, json: { credential: 'x', cost: 0 } }, 400);
+    });
+
     it('refuses keys the document or the server does not allow', async () => {
       const actor = await signUp(ctx().api, 'badkeys');
       await actor.api.callInvalid('createApiKey', { token: actor.access, json: { name: 'x', scopes: ['everything'] } }, 400);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomIp, signUp, type GetContext } from '../context.js';
 import { SERVER_LIMITS } from '../stack.js';
-import { BUDGET_EXEMPT, REQUIREMENTS, secured, unknownIds } from './operations.js';
+import { BUDGET_EXEMPT, CALLER_FREE, REQUIREMENTS, secured, unknownIds } from './operations.js';
 
 /** A key of the right shape with a wrong checksum, and a JWT signed by nobody we know. */
 const FORGED_KEY = `gth_${'A'.repeat(34)}000000`;
@@ -76,7 +76,7 @@ export function credentialSweeps(ctx: GetContext): void {
       await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: actor.id }, json: { tier: 'enterprise', limits: { per_minute: 1, per_day: 1 } } }, 200);
       await actor.api.call('listAgents', { token: actor.access }, 200);
       for (const op of secured(actor.api.operations())) {
-        if (BUDGET_EXEMPT.has(op.operationId)) continue;
+        if (BUDGET_EXEMPT.has(op.operationId) || CALLER_FREE.has(op.operationId)) continue;
         const answer = await actor.api.callInvalid(op.operationId, { token: actor.access, path: unknownIds(op) }, 429);
         expect(answer.body.code, op.operationId).toBe('rate_limited');
         expect(Number(answer.headers.get('retry-after')), op.operationId).toBeGreaterThan(0);

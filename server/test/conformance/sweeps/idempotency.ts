@@ -15,6 +15,10 @@ async function chatOf(actor: Actor): Promise<string> {
 
 const RECIPES: Record<string, Recipe> = {
   createApiKey: async () => ({ json: { name: 'raced' } }),
+  rollApiKey: async (actor) => ({
+    path: { id: (await actor.api.call('createApiKey', { token: actor.access, json: { name: 'rolled' } }, 201)).body.id },
+    json: { grace_seconds: 60 },
+  }),
   createAgent: async () => ({ json: { name: 'Raced', model: 'gpt-4o' } }),
   createChat: async (actor) => ({ json: { agent_id: await agentOf(actor) } }),
   createMessage: async (actor) => ({ path: { id: await chatOf(actor) }, json: { role: 'user', content: 'raced' } }),

@@ -7,7 +7,7 @@ import { OIDC_PROVIDER } from '../stack.js';
  * table is the test's own statement of the contract; the sweeps check it covers exactly the
  * protected operations of the document, so a new route has to be added here.
  */
-export type Requirement = 'session' | 'admin' | 'any' | `${'agents' | 'chats' | 'webhooks'}:${'read' | 'write'}` | 'usage:read';
+export type Requirement = 'session' | 'admin' | 'any' | `${'agents' | 'chats' | 'webhooks'}:${'read' | 'write'}` | 'usage:read' | 'credentials:verify';
 
 export const REQUIREMENTS: Record<string, Requirement> = {
   logout: 'session',
@@ -36,7 +36,11 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   createApiKey: 'session',
   listApiKeys: 'session',
   getApiKey: 'session',
+  updateApiKey: 'session',
+  rollApiKey: 'session',
   revokeApiKey: 'session',
+  // A service key's: an access token never carries the scope (context.ts serviceKey()).
+  verifyCredential: 'credentials:verify',
   getUsage: 'usage:read',
   getUsageHistory: 'usage:read',
   adminListUsers: 'admin',
@@ -76,11 +80,17 @@ export const REQUIREMENTS: Record<string, Requirement> = {
  */
 export const BUDGET_EXEMPT = new Set([
   'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
-  'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'revokeApiKey', 'getUsage', 'getUsageHistory',
+  'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'updateApiKey', 'rollApiKey', 'revokeApiKey', 'getUsage', 'getUsageHistory',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
   'listIdentities', 'linkIdentity', 'unlinkIdentity',
 ]);
+
+/**
+ * Operations that spend nothing of their caller's, and have no limit of their own: a service key
+ * verifying credentials spends from the credentials it verifies. They document no 429.
+ */
+export const CALLER_FREE = new Set(['verifyCredential']);
 
 /** Which id kind a path's {id} is, from the collection it sits in (`{message_id}` is a message's). */
 const ID_KINDS: [RegExp, IdKind][] = [
@@ -115,6 +125,8 @@ export const VALID_BODIES: Record<string, unknown> = {
   updateChat: { title: 'Renamed' },
   appendMessageDelta: { sequence: 1, content: 'more' },
   adminUpdateUser: { tier: 'hobby' },
+  updateApiKey: { name: 'Renamed' },
+  rollApiKey: {},
 };
 
 /**
