@@ -81,7 +81,7 @@ export type OpenStream = (request: OpenStreamRequest) => EventStream;
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 /** stream.closed reasons after which the server expects the client back at once. */
-const RECONNECT_AT_ONCE = new Set(['token_expired', 'shutdown', 'too_slow', 'credential_revoked', 'account_disabled']);
+const RECONNECT_AT_ONCE = new Set(['token_expired', 'shutdown', 'too_slow', 'credential_revoked', 'credential_changed', 'account_disabled']);
 /** Reconnecting after these is answered 401/403, which ends the stream with that error. */
 const REVOKED = new Set(['credential_revoked', 'account_disabled']);
 

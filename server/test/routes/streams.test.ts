@@ -169,6 +169,31 @@ describe(`live streams (${dialect})`, () => {
     expect(JSON.parse(await forbidden.body())).toMatchObject({ code: 'insufficient_scope' });
   });
 
+  it("closes a key's stream when the key loses the scope or is rolled, and the old secret cannot open one after its grace", async () => {
+    const { token, chatId } = await account();
+    const keyBody = (await post('/v1/api-keys', token, { name: 'watcher', scopes: ['chats:read', 'agents:read'] })).body;
+    const narrowed = await stream(`/v1/chats/${chatId}/stream`, keyBody.key);
+    const patched = await t.request({ method: 'PATCH', url: `/v1/api-keys/${keyBody.id}`, headers: bearer(token), payload: { scopes: ['agents:read'] } });
+    expect(patched.statusCode).toBe(200);
+    await narrowed.ended;
+    expect(narrowed.events.at(-1)).toMatchObject({ event: 'stream.closed', data: { reason: 'credential_changed' } });
+    expect((await stream(`/v1/chats/${chatId}/stream`, keyBody.key)).status).toBe(403);
+
+    const second = (await post('/v1/api-keys', token, { name: 'rolled', scopes: ['chats:read'] })).body;
+    const beforeRoll = await stream(`/v1/chats/${chatId}/stream`, second.key);
+    const rolled = await t.request({ method: 'POST', url: `/v1/api-keys/${second.id}/roll`, headers: bearer(token), payload: { grace_seconds: 60 } });
+    expect(rolled.statusCode).toBe(200);
+    await beforeRoll.ended;
+    expect(beforeRoll.events.at(-1)).toMatchObject({ event: 'stream.closed', data: { reason: 'credential_changed' } });
+    // Within the grace the old secret opens a stream again; it ends when the grace does.
+    const inGrace = await stream(`/v1/chats/${chatId}/stream`, second.key);
+    expect(inGrace.status).toBe(200);
+    t.clock.advance(61_000);
+    await inGrace.ended;
+    expect(inGrace.events.at(-1)).toMatchObject({ event: 'stream.closed', data: { reason: 'token_expired' } });
+    expect((await stream(`/v1/chats/${chatId}/stream`, second.key)).status).toBe(401);
+  });
+
   it('closes a stream within a second when its key is revoked, its session ends, or the account is disabled', async () => {
     const { user, token, chatId } = await account();
     const keyBody = (await post('/v1/api-keys', token, { name: 'runtime' })).body;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { StreamedEvent } from './event-feed.js';
 
 /** Why the server ends a stream; the client is told in a last `stream.closed` event. */
-export type CloseReason = 'credential_revoked' | 'token_expired' | 'account_disabled' | 'chat_deleted' | 'shutdown' | 'too_slow';
+export type CloseReason = 'credential_revoked' | 'credential_changed' | 'token_expired' | 'account_disabled' | 'chat_deleted' | 'shutdown' | 'too_slow';
 
 /** Whose credential holds a stream open: what revocation and expiry are matched against. */
 export interface StreamOwner {

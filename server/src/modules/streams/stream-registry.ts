@@ -22,6 +22,11 @@ export function createStreamRegistry(deps: { bus: Bus; accounts: Pick<AccountCac
     } else if (message.type === 'api-keys-revoked') {
       const hashes = new Set(message.hashes);
       closeWhere((s) => s.owner.apiKeyHash !== undefined && hashes.has(s.owner.apiKeyHash), 'credential_revoked');
+    } else if (message.type === 'api-keys-changed') {
+      // Narrowed, limited or rolled: what the stream was admitted with may no longer hold (a
+      // scope taken away, a grace that now ends). The client reconnects, and is admitted afresh.
+      const hashes = new Set(message.hashes);
+      closeWhere((s) => s.owner.apiKeyHash !== undefined && hashes.has(s.owner.apiKeyHash), 'credential_changed');
     } else if (message.type === 'account-changed') {
       void recheckAccount(message.userId).catch(deps.onError);
     }
