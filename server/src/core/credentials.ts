@@ -46,4 +46,6 @@ export interface ApiKeyVerifier {
   verifyCached(secret: string): AuthContext | undefined;
   /** The same lookup, answering why a key does not authenticate instead of throwing. */
   inspect(secret: string): Promise<KeyInspection>;
+  /** `inspect` for a key known to the cache (or junk), without a promise; undefined: not cached. */
+  inspectCached(secret: string): KeyInspection | undefined;
 }

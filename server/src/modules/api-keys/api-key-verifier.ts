@@ -24,6 +24,8 @@ interface Refusal {
   reason: 'not_found' | 'revoked';
 }
 
+const NOT_FOUND: KeyInspection = Object.freeze({ status: 'not_found' });
+
 /** A safety net only: revocations arrive by the bus at once; this bounds a missed message. */
 const CACHE_TTL_MS = 5 * 60_000;
 const NEGATIVE_TTL_MS = 60_000;
@@ -150,6 +152,13 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     return entry;
   }
 
+  function inspection(found: CachedKey | Refusal): KeyInspection {
+    if (!('auth' in found)) return { status: found.reason };
+    if (isExpired(found, clock.now())) return { status: 'expired', auth: found.auth };
+    lastUsed.set(found.id, clock.now());
+    return { status: 'valid', auth: found.auth };
+  }
+
   const verifier: ApiKeyVerifier & { flush(): Promise<void>; close(): Promise<void> } = {
     verifyCached(secret) {
       const hash = hashOf(secret);
@@ -168,12 +177,16 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
 
     async inspect(secret): Promise<KeyInspection> {
       const hash = hashOf(secret);
-      if (hash === undefined) return { status: 'not_found' };
-      const found = await lookup(hash);
-      if (!('auth' in found)) return { status: found.reason };
-      if (isExpired(found, clock.now())) return { status: 'expired', auth: found.auth };
-      lastUsed.set(found.id, clock.now());
-      return { status: 'valid', auth: found.auth };
+      if (hash === undefined) return NOT_FOUND;
+      return inspection(await lookup(hash));
+    },
+
+    inspectCached(secret) {
+      const hash = hashOf(secret);
+      if (hash === undefined) return NOT_FOUND;
+      const now = clock.now();
+      const found = cachedEntry(hash, now) ?? refusalOf(hash, now);
+      return found && inspection(found);
     },
 
     flush,

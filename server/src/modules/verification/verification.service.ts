@@ -42,7 +42,7 @@ interface Window {
 type Outcome = 'ok' | 'rate_limited' | 'unauthorized' | 'forbidden';
 
 export interface VerificationDeps {
-  apiKeys: { inspect(secret: string): Promise<KeyInspection> };
+  apiKeys: { inspect(secret: string): Promise<KeyInspection>; inspectCached(secret: string): KeyInspection | undefined };
   keyUses: {
     spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }>;
     usesLeft(keyId: string): Promise<number | null>;
@@ -69,7 +69,8 @@ export function createVerificationService(deps: VerificationDeps) {
   /** The credential's owner and claims, or the code that ends the check. */
   async function identify(credential: string): Promise<{ auth: AuthContext } | Verification> {
     if (credential.startsWith('gth_')) {
-      const found = await deps.apiKeys.inspect(credential);
+      // A key seen before is answered from the cache without a promise (nearly every call).
+      const found = deps.apiKeys.inspectCached(credential) ?? (await deps.apiKeys.inspect(credential));
       if (found.status === 'valid') return { auth: found.auth };
       if (found.status === 'expired') {
         deps.usage.record(found.auth.userId, found.auth.apiKeyId!, 'unauthorized');
@@ -132,7 +133,9 @@ export function createVerificationService(deps: VerificationDeps) {
         if (remaining === 0) return refused('usage_exceeded', auth, { remaining, ratelimit });
         return { valid: true, code: 'valid', ...describe(auth), remaining, ratelimit };
       }
-      const decision = await deps.limiter.consume(auth.userId, limits, { cost: input.cost ?? 1, key: auth.keyBudget });
+      const options = { cost: input.cost ?? 1, key: auth.keyBudget };
+      // The memory limiter decides synchronously; Redis needs its round trip.
+      const decision = deps.limiter.consumeNow?.(auth.userId, limits, options) ?? (await deps.limiter.consume(auth.userId, limits, options));
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
       if (!decision.allowed) {
         record('rate_limited');
