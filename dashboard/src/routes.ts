@@ -1,7 +1,8 @@
 /**
  * Client routes. The server answers index.html at exactly these (server/src/http/dashboard.ts,
- * DASHBOARD_ROUTES; `/settings/*` covers the settings sections, `/chats/*` each chat's page);
- * test/routes.test.ts checks both agree. A path ending in `/*` is that prefix and anything after it.
+ * DASHBOARD_ROUTES; `/settings/*` covers the settings sections and each API key's page, `/chats/*`
+ * each chat's page); test/routes.test.ts checks both agree. A path ending in `/*` is that prefix and
+ * anything after it.
  */
 export type Access = 'signed-in' | 'signed-out' | 'any';
 
@@ -28,6 +29,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/settings/security', access: 'signed-in' },
   { path: '/settings/sessions', access: 'signed-in' },
   { path: '/settings/api-keys', access: 'signed-in' },
+  { path: '/settings/api-keys/*', access: 'signed-in' },
 ];
 
 const matches = (route: string, path: string) => route === path || (route.endsWith('/*') && path.startsWith(route.slice(0, -1)));

@@ -1,7 +1,9 @@
 /**
  * A new user's whole journey through the dashboard, in Debian's Chromium against a real server:
  * sign up, log out and in, confirm the email, Settings → API keys (keyboard only: create a key,
- * read it once, copy it), use the key from here, revoke it and see it fail; agents, webhooks,
+ * read it once, copy it), use the key from here, revoke it and see it fail; a key with its own limits
+ * used from here, renamed and rolled, whose usage chart must show exactly those requests (totals
+ * read from the legend, lines checked on the canvas and in its screenshot); agents, webhooks,
  * password reset, two-step verification (TOTP, recovery codes, step-up), passkeys (Chromium's
  * virtual authenticator), sign-in with an OpenID provider (oidc-provider on loopback, its own sign-in
  * form) and linking one in settings; chats, with a reply streamed from here (as an agent's runtime)
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatehouse } from '@gatehouse/sdk';
 import * as OTPAuth from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './support/build.ts';
 import { CHROMIUM, launchChromium } from './support/browser.ts';
@@ -39,6 +41,7 @@ let page: Page;
 const consoleErrors: string[] = [];
 const failedResponses: string[] = [];
 const shots: string[] = [];
+const chartShots: string[] = [];
 
 /** Desktop and phone screenshots of what is on screen now; the phone one also checks nothing overflows sideways. */
 async function shoot(name: string): Promise<void> {
@@ -84,6 +87,66 @@ const focused = () => page.evaluate(() => document.activeElement?.id || document
 
 function expectFailedResponses(expected: string[]): void {
   expect(failedResponses.splice(0)).toEqual(expected);
+}
+
+const OUTCOMES = { ok: 'OK', rate_limited: 'Rate limited', unauthorized: 'Unauthorized', forbidden: 'Forbidden' } as const;
+type Outcome = keyof typeof OUTCOMES;
+
+/** The totals a usage chart shows in its legend ("OK 3", "Rate limited 1", …). */
+async function chartTotals(chart: Locator): Promise<Record<Outcome, number>> {
+  const items = await chart.getByRole('list', { name: 'Requests by outcome' }).getByRole('listitem').allTextContents();
+  const totals = {} as Record<Outcome, number>;
+  for (const [key, label] of Object.entries(OUTCOMES) as [Outcome, string][]) {
+    const text = items.map((t) => t.trim()).find((t) => t.startsWith(`${label} `));
+    totals[key] = Number(/([\d,]+)$/.exec(text ?? '')?.[1]?.replace(/,/g, '') ?? NaN);
+  }
+  return totals;
+}
+
+/**
+ * The pixels of each outcome's colour (styles.css, --chart-*) in a PNG: how many, and how far they
+ * rise (a line at zero lies flat; one reaching n requests climbs). Decoded in the page (the CSP
+ * allows data: images), for the chart's live canvas and for its screenshot alike.
+ */
+async function inkOf(png: string): Promise<Record<Outcome, { count: number; rise: number }>> {
+  return page.evaluate(async (src) => {
+    const img = new Image();
+    img.src = src;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const { data, width } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    const root = getComputedStyle(document.documentElement);
+    const ink = {} as Record<string, { count: number; rise: number }>;
+    for (const key of ['ok', 'rate_limited', 'unauthorized', 'forbidden']) {
+      const hex = root.getPropertyValue(`--chart-${key.replace('_', '-')}`).trim();
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+      let count = 0;
+      let top = Infinity;
+      let bottom = -Infinity;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3]! < 200 || Math.hypot(data[i]! - r, data[i + 1]! - g, data[i + 2]! - b) > 40) continue;
+        const y = Math.floor(i / 4 / width);
+        count++;
+        top = Math.min(top, y);
+        bottom = Math.max(bottom, y);
+      }
+      ink[key] = { count, rise: count ? bottom - top : 0 };
+    }
+    return ink;
+  }, png);
+}
+
+/** A usage chart's canvas as drawn now, and a screenshot of it (saved beside the page screenshots): the colours of both. */
+async function chartInk(chart: Locator, name: string) {
+  const plot = chart.locator('.chart-plot');
+  const live = await inkOf(await plot.locator('canvas').evaluate((c: HTMLCanvasElement) => c.toDataURL('image/png')));
+  const shot = await plot.screenshot({ path: join(SCREENSHOT_DIR, `chart-${name}.png`) });
+  chartShots.push(`chart-${name}`);
+  return { live, shot: await inkOf(`data:image/png;base64,${shot.toString('base64')}`) };
 }
 
 // Without Chromium a developer's `npm test` skips this file (and says so); CI installs it and never skips.
@@ -161,6 +224,10 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     expect(text).toMatch(/of 10,000 requests/);
     expect(text).toMatch(/of 100 requests/);
     expect(text).toContain('not confirmed yet');
+    // The account's requests over time: sign-up and this page's own calls are there already.
+    const history = page.getByRole('region', { name: 'Requests over time' });
+    await history.getByRole('img', { name: /^Requests per hour, last 24 hours/ }).waitFor();
+    expect((await chartTotals(history)).ok).toBeGreaterThan(0);
     await shoot('overview');
   });
 
@@ -308,6 +375,139 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     const res = await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  // What the journey does with the metered key, counted the way the usage history counts answers.
+  const keyRequests: Record<Outcome, number> = { ok: 0, rate_limited: 0, unauthorized: 0, forbidden: 0 };
+  const OUTCOME_OF: Record<number, Outcome> = { 200: 'ok', 429: 'rate_limited', 401: 'unauthorized', 403: 'forbidden' };
+  async function callWith(key: string): Promise<number> {
+    const res = await fetch(`${server.base}/v1/agents`, { headers: { authorization: `Bearer ${key}` } });
+    await res.arrayBuffer();
+    keyRequests[OUTCOME_OF[res.status]!]++;
+    return res.status;
+  }
+  let meteredOld = '';
+  let meteredNew = '';
+
+  it('Settings → API keys: a key with its own limits (5 per minute, 3 uses), used from here', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Metered robot');
+    await page.getByText('Limits of this key (optional)').click();
+    await page.getByLabel('Requests per minute').fill('5');
+    // Checked here first (the browser itself refuses fractions and numbers below 1): more than the server allows.
+    await page.getByLabel('Number of uses').fill('5000000000');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('alert').getByText('Check the limits of the key.').waitFor();
+    expect(await page.getByLabel('Number of uses').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Number of uses').fill('3');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretBox = page.getByRole('textbox', { name: 'Your new key “Metered robot”' });
+    await secretBox.waitFor();
+    meteredOld = await secretBox.inputValue();
+    expect(meteredOld).toMatch(/^gth_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    const row = page.locator('tbody tr', { hasText: 'Metered robot' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('5 per minute');
+    expect(await row.textContent()).toContain('3 uses left');
+
+    expect(await callWith(meteredOld)).toBe(200);
+    expect(await callWith(meteredOld)).toBe(200);
+    await page.reload();
+    await expect.poll(() => row.textContent()).toContain('1 use left');
+    expectFailedResponses([]);
+  });
+
+  it('renames the key and rolls it with an hour’s grace: the new secret shown once, the old one still works for now', async () => {
+    await page.getByRole('button', { name: 'Rename the key Metered robot' }).click();
+    const rename = page.getByRole('dialog', { name: 'Rename the key “Metered robot”' });
+    await rename.waitFor();
+    expect(await focused()).toBe('field-key-rename');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('Billing robot');
+    await page.keyboard.press('Enter');
+    await page.getByText('The key is renamed “Billing robot”.').waitFor();
+    await rename.waitFor({ state: 'hidden' });
+    expect(await focused()).toBe('Rename'); // back on the row's button
+    const row = page.locator('tbody tr', { hasText: 'Billing robot' });
+    await row.waitFor();
+
+    await row.getByRole('button', { name: 'Roll the key Billing robot' }).click();
+    const roll = page.getByRole('dialog', { name: 'Roll the key “Billing robot”?' });
+    await roll.waitFor();
+    await roll.getByLabel('Keep the old secret working').selectOption({ label: 'For 1 hour' });
+    await roll.getByRole('button', { name: 'Roll key' }).click();
+    const newSecret = page.getByRole('textbox', { name: 'New secret for “Billing robot”' });
+    await newSecret.waitFor();
+    meteredNew = await newSecret.inputValue();
+    expect(meteredNew).toMatch(/^gth_/);
+    expect(meteredNew).not.toBe(meteredOld);
+    expect(await page.getByRole('dialog').textContent()).toMatch(/The old secret works until .+, then it is refused\./);
+    expect(await focused()).toBe('rolled-api-key-title');
+    await shoot('api-key-rolled');
+    await page.getByRole('dialog').getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect(await page.content()).not.toContain(meteredNew);
+    await expect.poll(() => row.textContent()).toMatch(/old secret works until/);
+
+    // The old secret within its grace spends the last use; then the key (either secret) is refused: no uses left.
+    expect(await callWith(meteredOld)).toBe(200);
+    expect(await callWith(meteredNew)).toBe(429);
+    expect(keyRequests).toEqual({ ok: 3, rate_limited: 1, unauthorized: 0, forbidden: 0 });
+    await page.reload();
+    await expect.poll(() => row.textContent()).toContain('0 uses left');
+    await shoot('api-keys-limits');
+  });
+
+  it('the key’s page charts exactly the requests made with it, by hour and by day', async () => {
+    await page.getByRole('link', { name: 'Billing robot: usage and details' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Billing robot' }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/settings\/api-keys\/key_/);
+    expect(await page.locator('main').textContent()).toMatch(/Old secret\s*works until/);
+    const chart = page.getByRole('region', { name: 'Requests with this key' });
+    await chart.getByRole('img', { name: /^Requests per hour, last 24 hours: 3 ok, 1 rate limited/ }).waitFor();
+    expect(await chartTotals(chart)).toEqual(keyRequests);
+    expect(await chart.getByRole('button', { name: 'Last 24 hours' }).getAttribute('aria-pressed')).toBe('true');
+    await shoot('api-key-usage');
+
+    // Lines drawn, on the canvas and in the screenshot alike: OK climbs to 3, rate limited to 1 (a lower peak), the others stay flat at zero.
+    for (const [period, name] of [['Last 24 hours', 'key-hours'], ['Last 30 days', 'key-days']] as const) {
+      if (period === 'Last 30 days') {
+        await chart.getByRole('button', { name: period }).click();
+        await chart.getByRole('img', { name: /^Requests per day, last 30 days/ }).waitFor();
+        expect(await chartTotals(chart)).toEqual(keyRequests);
+      }
+      const ink = await chartInk(chart, name);
+      for (const drawn of [ink.live, ink.shot]) {
+        expect(drawn.ok.count, `${name}: OK line`).toBeGreaterThan(30);
+        expect(drawn.rate_limited.count, `${name}: rate-limited line`).toBeGreaterThan(10);
+        expect(drawn.ok.rise).toBeGreaterThan(drawn.rate_limited.rise + 20);
+        expect(drawn.rate_limited.rise).toBeGreaterThan(20);
+        expect(drawn.unauthorized.rise).toBeLessThan(12);
+        expect(drawn.forbidden.rise).toBeLessThan(12);
+      }
+    }
+  });
+
+  it('the overview charts the whole account’s requests, the key’s among them', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+    const chart = page.getByRole('region', { name: 'Requests over time' });
+    await chart.getByRole('img', { name: /^Requests per hour, last 24 hours/ }).waitFor();
+    const hours = await chartTotals(chart);
+    expect(hours.ok).toBeGreaterThan(keyRequests.ok); // the dashboard's own requests too
+    expect(hours.rate_limited).toBe(keyRequests.rate_limited);
+    const ink = await chartInk(chart, 'overview-hours');
+    for (const drawn of [ink.live, ink.shot]) {
+      expect(drawn.ok.count).toBeGreaterThan(30);
+      expect(drawn.ok.rise).toBeGreaterThan(20);
+    }
+    await chart.getByRole('button', { name: 'Last 30 days' }).click();
+    await chart.getByRole('img', { name: /^Requests per day, last 30 days/ }).waitFor();
+    expect((await chartTotals(chart)).ok).toBeGreaterThanOrEqual(hours.ok);
+    const days = await chartInk(chart, 'overview-days');
+    expect(days.live.ok.rise).toBeGreaterThan(20);
+    expect(days.shot.ok.rise).toBeGreaterThan(20);
+    await shoot('overview-usage');
+    expectFailedResponses([]);
   });
 
   it('Agents: create and delete', async () => {
@@ -691,6 +891,9 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     for (const shot of shots) {
       for (const size of ['desktop', 'phone']) expect(existsSync(join(SCREENSHOT_DIR, `${shot}-${size}.png`)), `${shot}-${size}`).toBe(true);
     }
+    // The charts' own pictures, each checked for its lines when it was taken (chartInk).
+    expect(chartShots).toHaveLength(4);
+    for (const shot of chartShots) expect(existsSync(join(SCREENSHOT_DIR, `${shot}.png`)), shot).toBe(true);
     // The README's pictures change only when asked to (UPDATE_README_IMAGES=1), so a test run
     // leaves the working tree clean.
     if (process.env.UPDATE_README_IMAGES !== '1') return;

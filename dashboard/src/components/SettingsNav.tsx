@@ -14,7 +14,7 @@ export function SettingsNav({ path }: { path: string }) {
       <ul>
         {SETTINGS_SECTIONS.map((s) => (
           <li key={s.href}>
-            <Link href={s.href} aria-current={path === s.href ? 'page' : undefined}>
+            <Link href={s.href} aria-current={path === s.href ? 'page' : path.startsWith(`${s.href}/`) ? 'location' : undefined}>
               {s.label}
             </Link>
           </li>

@@ -1,6 +1,7 @@
-import { createGatehouse, webStorageTokenStore } from '@gatehouse/sdk';
+import { createGatehouse, webStorageTokenStore, type Schemas } from '@gatehouse/sdk';
 
 export type { Agent, ApiKey, Chat, CreatedApiKey, CreatedWebhookEndpoint, Me, Message, Session, StreamEvent, Usage, WebhookEndpoint } from '@gatehouse/sdk';
+export type UsageHistory = Schemas['UsageHistory'];
 
 export const SCOPES = ['agents:read', 'agents:write', 'chats:read', 'chats:write', 'webhooks:read', 'webhooks:write', 'usage:read'] as const;
 

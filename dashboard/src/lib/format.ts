@@ -1,5 +1,6 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
 export function formatDateTime(iso: string | null | undefined, empty = 'never'): string {
   return iso ? dateTime.format(new Date(iso)) : empty;
@@ -7,6 +8,11 @@ export function formatDateTime(iso: string | null | undefined, empty = 'never'):
 
 export function formatDate(iso: string | null | undefined, empty = 'never'): string {
   return iso ? dateOnly.format(new Date(iso)) : empty;
+}
+
+/** A usage bucket's start: the hour in local time, or the UTC day the server counted. */
+export function formatBucket(iso: string, granularity: 'hour' | 'day'): string {
+  return granularity === 'day' ? utcDay.format(new Date(iso)) : dateTime.format(new Date(iso));
 }
 
 export function formatNumber(n: number): string {

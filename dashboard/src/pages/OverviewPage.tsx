@@ -4,6 +4,7 @@ import { Link } from '../components/Link.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { SubmitButton } from '../components/SubmitButton.tsx';
+import { UsageChart } from '../components/UsageChart.tsx';
 import { UsageMeter } from '../components/UsageMeter.tsx';
 import { gatehouse } from '../lib/api.ts';
 import { useAction, useResource } from '../lib/hooks.ts';
@@ -76,6 +77,11 @@ export function OverviewPage() {
         ) : (
           !usage.error && <p role="status">Loading…</p>
         )}
+      </section>
+      <section class="card" aria-labelledby="history-title">
+        <h2 id="history-title">Requests over time</h2>
+        <p class="hint">All requests with your credentials by outcome (admitted, over a limit, refused credentials, missing permissions), including those the limits above do not count.</p>
+        <UsageChart subject="with your account" />
       </section>
       <section class="card" aria-labelledby="next-title">
         <h2 id="next-title">Next steps</h2>

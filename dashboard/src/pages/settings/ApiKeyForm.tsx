@@ -6,6 +6,8 @@ import { Field } from '../../components/Field.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, SCOPES, type CreatedApiKey } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
+import { limitsBody, NO_LIMITS, type LimitInputs } from '../../lib/key-limits.ts';
+import { KeyLimitFields, LIMIT_FIELDS } from './KeyLimitFields.tsx';
 
 const EXPIRY_CHOICES = [
   { value: 'never', label: 'Never' },
@@ -35,7 +37,10 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
   const [scopes, setScopes] = useState<string[]>([...SCOPES]);
   const [expiry, setExpiry] = useState<string>('90');
   const [date, setDate] = useState('');
+  const [limits, setLimits] = useState<LimitInputs>(NO_LIMITS);
+  const [showLimits, setShowLimits] = useState(false);
   const { run, busy, error, setError } = useAction(async () => {
+    const { body: limitFields, errors: limitErrors } = limitsBody(limits);
     if (scopes.length === 0) {
       setError({ message: 'Choose at least one scope.', fields: { scopes: 'Choose at least one scope.' }, requestId: null, code: null });
       return;
@@ -44,12 +49,18 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
       setError({ message: 'Choose the day the key stops working.', fields: { expires_at: 'Choose a date.' }, requestId: null, code: null });
       return;
     }
+    if (Object.keys(limitErrors).length > 0) {
+      setError({ message: 'Check the limits of the key.', fields: limitErrors, requestId: null, code: null });
+      return;
+    }
     const created = await gatehouse.apiKeys.create({
       name: name.trim(),
       scopes: scopes as (typeof SCOPES)[number][],
       expires_at: expiresAt(expiry, date),
+      ...limitFields,
     });
     setName('');
+    setLimits(NO_LIMITS);
     onCreated(created);
   });
   return (
@@ -60,6 +71,13 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
       <ActionForm class="form" aria-labelledby="new-key-title" onSubmit={() => run()}>
         <Field label="Name" name="key-name" required maxLength={100} placeholder="build server" hint="To recognise the key later." value={name} onValue={setName} error={error?.fields.name} />
         <CheckboxGroup legend="Scopes" name="scopes" options={SCOPE_OPTIONS} selected={scopes} onChange={setScopes} error={error?.fields.scopes} />
+        <KeyLimitFields
+          value={limits}
+          onChange={setLimits}
+          error={error}
+          open={showLimits || LIMIT_FIELDS.some((f) => error?.fields[f])}
+          onToggle={setShowLimits}
+        />
         <div class={`field${error?.fields.expires_at ? ' field-invalid' : ''}`}>
           <label for="field-expiry">Expires</label>
           <select id="field-expiry" name="expiry" value={expiry} onChange={(e) => setExpiry((e.currentTarget as HTMLSelectElement).value)}>

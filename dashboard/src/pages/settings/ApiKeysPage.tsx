@@ -2,25 +2,30 @@ import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Link } from '../../components/Link.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
 import { gatehouse, type ApiKey, type CreatedApiKey } from '../../lib/api.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { useResource } from '../../lib/hooks.ts';
+import { isExpired } from '../../lib/key-limits.ts';
 import { useConfirm } from '../../lib/use-confirm.ts';
 import { ApiKeyForm } from './ApiKeyForm.tsx';
+import { ApiKeyLimits, PreviousSecretNote } from './ApiKeyLimits.tsx';
+import { RenameKeyDialog } from './RenameKeyDialog.tsx';
+import { RollKeyDialog } from './RollKeyDialog.tsx';
 
-function isExpired(key: ApiKey): boolean {
-  return key.expires_at !== null && new Date(key.expires_at).getTime() <= Date.now();
-}
+export const keyPath = (key: ApiKey) => `/settings/api-keys/${encodeURIComponent(key.id)}`;
 
 export function ApiKeysPage() {
   const keys = useResource(() => gatehouse.apiKeys.list({ limit: 100 }));
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [revoked, setRevoked] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<ApiKey | null>(null);
+  const [rolling, setRolling] = useState<ApiKey | null>(null);
   const revoke = useConfirm(async (key: ApiKey) => {
     await gatehouse.apiKeys.revoke(key.id);
-    setRevoked(key.name);
+    setNotice(`The key “${key.name}” is revoked: requests with it fail from now on.`);
     if (created?.id === key.id) setCreated(null);
     await keys.reload();
   });
@@ -38,7 +43,7 @@ export function ApiKeysPage() {
       ) : (
         <ApiKeyForm
           onCreated={(key) => {
-            setRevoked(null);
+            setNotice(null);
             setCreated(key);
             void keys.reload();
           }}
@@ -46,7 +51,7 @@ export function ApiKeysPage() {
       )}
       <section class="card" aria-labelledby="keys-title" aria-busy={keys.loading ? 'true' : undefined}>
         <h2 id="keys-title">Your API keys</h2>
-        {revoked && <Notice>The key “{revoked}” is revoked: requests with it fail from now on.</Notice>}
+        {notice && <Notice>{notice}</Notice>}
         <ErrorAlert error={keys.error ?? revoke.error} />
         {keys.data && (
           <DataTable<ApiKey>
@@ -55,9 +60,10 @@ export function ApiKeysPage() {
             rowKey={(k) => k.id}
             empty="No API keys yet."
             columns={[
-              { label: 'Name', render: (k) => <strong>{k.name}</strong> },
-              { label: 'Key', render: (k) => <code class="key-prefix">{k.prefix}…{k.last_four}</code> },
+              { label: 'Name', render: (k) => <Link href={keyPath(k)} aria-label={`${k.name}: usage and details`}><strong>{k.name}</strong></Link> },
+              { label: 'Key', render: (k) => <span class="key-cell"><code class="key-prefix">{k.prefix}…{k.last_four}</code> <PreviousSecretNote apiKey={k} /></span> },
               { label: 'Scopes', render: (k) => <span class="scopes">{k.scopes.length === 7 ? 'all' : k.scopes.join(', ')}</span> },
+              { label: 'Limits', render: (k) => <ApiKeyLimits apiKey={k} /> },
               { label: 'Created', render: (k) => formatDate(k.created_at) },
               { label: 'Last used', render: (k) => formatDateTime(k.last_used_at) },
               { label: 'Expires', render: (k) => (isExpired(k) ? <span class="badge badge-warn">expired {formatDate(k.expires_at)}</span> : formatDate(k.expires_at)) },
@@ -65,9 +71,17 @@ export function ApiKeysPage() {
                 label: 'Actions',
                 actions: true,
                 render: (k) => (
-                  <button type="button" class="button button-danger button-small" onClick={() => revoke.ask(k)} aria-label={`Revoke the key ${k.name}`}>
-                    Revoke
-                  </button>
+                  <span class="row-actions">
+                    <button type="button" class="button button-secondary button-small" onClick={() => setRenaming(k)} aria-label={`Rename the key ${k.name}`}>
+                      Rename
+                    </button>
+                    <button type="button" class="button button-secondary button-small" onClick={() => setRolling(k)} aria-label={`Roll the key ${k.name}`}>
+                      Roll
+                    </button>
+                    <button type="button" class="button button-danger button-small" onClick={() => revoke.ask(k)} aria-label={`Revoke the key ${k.name}`}>
+                      Revoke
+                    </button>
+                  </span>
                 ),
               },
             ]}
@@ -79,6 +93,16 @@ export function ApiKeysPage() {
           Programs using “{revoke.target?.name}” (<code>{revoke.target?.prefix}…{revoke.target?.last_four}</code>) stop working at once. This cannot be undone.
         </p>
       </ConfirmDialog>
+      <RenameKeyDialog
+        apiKey={renaming}
+        onCancel={() => setRenaming(null)}
+        onRenamed={(key) => {
+          setRenaming(null);
+          setNotice(`The key is renamed “${key.name}”.`);
+          void keys.reload();
+        }}
+      />
+      <RollKeyDialog apiKey={rolling} onRolled={() => void keys.reload()} onClose={() => setRolling(null)} />
     </>
   );
 }

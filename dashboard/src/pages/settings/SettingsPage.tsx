@@ -1,6 +1,7 @@
 import { PageHeading } from '../../components/PageHeading.tsx';
 import { SETTINGS_SECTIONS, SettingsNav } from '../../components/SettingsNav.tsx';
 import { NotFoundPage } from '../NotFoundPage.tsx';
+import { ApiKeyPage } from './ApiKeyPage.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
 import { PasswordPage } from './PasswordPage.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
@@ -15,17 +16,28 @@ const SECTIONS: Record<string, () => preact.JSX.Element | null> = {
   '/settings/api-keys': ApiKeysPage,
 };
 
+/** `/settings/api-keys/<id>` → the id; null for any other path (or an id that is not valid percent-encoding). */
+function keyIdOf(path: string): string | null {
+  const raw = /^\/settings\/api-keys\/([^/]+)$/.exec(path)?.[1];
+  try {
+    return raw ? decodeURIComponent(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function SettingsPage({ path }: { path: string }) {
+  const keyId = keyIdOf(path);
   const Section = SECTIONS[path];
-  if (!Section) return <NotFoundPage />;
-  const label = SETTINGS_SECTIONS.find((s) => s.href === path)?.label ?? 'Settings';
+  if (!Section && !keyId) return <NotFoundPage />;
+  const label = SETTINGS_SECTIONS.find((s) => s.href === path || path.startsWith(`${s.href}/`))?.label ?? 'Settings';
   return (
     <>
       <PageHeading title={`Settings: ${label}`} />
       <div class="settings">
         <SettingsNav path={path} />
         <div class="settings-body">
-          <Section />
+          {keyId ? <ApiKeyPage key={keyId} id={keyId} /> : Section && <Section />}
         </div>
       </div>
     </>

@@ -1,0 +1,77 @@
+import { useState } from 'preact/hooks';
+import { ActionForm } from '../../components/ActionForm.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Modal } from '../../components/Modal.tsx';
+import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { SelectField } from '../../components/SelectField.tsx';
+import { SubmitButton } from '../../components/SubmitButton.tsx';
+import { gatehouse, type ApiKey, type CreatedApiKey } from '../../lib/api.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useAction } from '../../lib/hooks.ts';
+
+const GRACE_CHOICES = [
+  { value: '0', label: 'No: refuse it at once' },
+  { value: '3600', label: 'For 1 hour' },
+  { value: '86400', label: 'For 24 hours' },
+  { value: '604800', label: 'For 7 days' },
+];
+
+interface Props {
+  /** The key being rolled; null: the dialog is closed. */
+  apiKey: ApiKey | null;
+  /** Told as soon as the new secret exists (the dialog then shows it until closed). */
+  onRolled: (key: CreatedApiKey) => void;
+  onClose: () => void;
+}
+
+/** Rolls a key (POST /v1/api-keys/{id}/roll): choose how long the old secret keeps working, then see the new one once. */
+export function RollKeyDialog({ apiKey, onRolled, onClose }: Props) {
+  return (
+    <Modal open={apiKey !== null} labelledBy="roll-key-title rolled-api-key-title" onCancel={onClose} initialFocus="#field-grace">
+      {apiKey && <RollKeySteps key={apiKey.id} apiKey={apiKey} onRolled={onRolled} onClose={onClose} />}
+    </Modal>
+  );
+}
+
+function RollKeySteps({ apiKey, onRolled, onClose }: Props & { apiKey: ApiKey }) {
+  const [grace, setGrace] = useState('3600');
+  const [rolled, setRolled] = useState<CreatedApiKey | null>(null);
+  const { run, busy, error } = useAction(async () => {
+    const created = await gatehouse.apiKeys.roll(apiKey.id, { grace_seconds: Number(grace) });
+    setRolled(created);
+    onRolled(created);
+  });
+  if (rolled) {
+    const until = rolled.previous_key_expires_at;
+    return (
+      <SecretOnce
+        id="rolled-api-key"
+        title={`New secret for “${rolled.name}”`}
+        secret={rolled.key}
+        explanation={`Copy it now: this is the only time it is shown. ${until ? `The old secret works until ${formatDateTime(until)}, then it is refused.` : 'The old secret no longer works.'}`}
+        onDone={onClose}
+      />
+    );
+  }
+  return (
+    <>
+      <h2 id="roll-key-title">Roll the key “{apiKey.name}”?</h2>
+      <p class="dialog-body">
+        A new secret replaces <code>{apiKey.prefix}…{apiKey.last_four}</code>. The key keeps its name, scopes, limits and usage; programs must switch to
+        the new secret.
+      </p>
+      <ErrorAlert error={error} onStepUp={() => void run()} />
+      <ActionForm class="form" aria-labelledby="roll-key-title" onSubmit={() => run()}>
+        <SelectField label="Keep the old secret working" name="grace" value={grace} options={GRACE_CHOICES} onValue={setGrace} error={error?.fields.grace_seconds} />
+        <div class="actions">
+          <button type="button" class="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <SubmitButton busy={busy} busyLabel="Rolling…" variant="danger">
+            Roll key
+          </SubmitButton>
+        </div>
+      </ActionForm>
+    </>
+  );
+}
