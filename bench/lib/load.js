@@ -60,7 +60,7 @@ export async function load(target, seconds, { connections, redisProbe = null, se
   // While a background load runs the server's CPU is shared by both: per request it means nothing.
   const perRequest = (before, after) => (before === null || after === null || background ? null : (after - before) / result.requests.total);
   return {
-    rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, requests: result['2xx'], seconds: result.duration,
+    rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, requests: result['2xx'], seconds: result.duration,
     bytesPerResponse: result.throughput.total / result.requests.total,
     cpuUs: perRequest(cpuBefore, cpuAfter), redisCpuUs: target.redis ? perRequest(redisBefore, redisAfter) : null,
   };
