@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
+import { periodicTask } from '../../infra/periodic-task.js';
 
 /** Long enough to answer "what did you send us last month?"; short enough that the outbox stays small. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600_000;
@@ -25,15 +26,5 @@ export function createEventRetention(deps: { db: Kysely<Database>; clock: Clock;
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    pruneOnce,
-    start() {
-      timer = setInterval(() => void pruneOnce().catch(deps.onError), PRUNE_EVERY_MS);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-    },
-  };
+  return { pruneOnce, ...periodicTask(pruneOnce, PRUNE_EVERY_MS, deps.onError) };
 }

@@ -1,6 +1,7 @@
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { GRANULARITIES, oldestBucket } from './usage-buckets.js';
 import type { UsageHistoryRepository } from './usage-history.repository.js';
+import { periodicTask } from '../../infra/periodic-task.js';
 
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -17,15 +18,5 @@ export function createUsageRetention(deps: { repo: Pick<UsageHistoryRepository, 
     for (const granularity of GRANULARITIES) pruned += await repo.prune(granularity, isoTime(oldestBucket(now, granularity)));
     return pruned;
   }
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    pruneOnce,
-    start() {
-      timer = setInterval(() => void pruneOnce().catch(deps.onError), PRUNE_EVERY_MS);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-    },
-  };
+  return { pruneOnce, ...periodicTask(pruneOnce, PRUNE_EVERY_MS, deps.onError) };
 }
