@@ -6168,7 +6168,7 @@ export interface operations {
                     /** @description Scopes the call needs: all must be held */
                     scopes?: ("agents:read" | "agents:write" | "chats:read" | "chats:write" | "webhooks:read" | "webhooks:write" | "usage:read")[];
                     /**
-                     * @description false: only look; spend neither budget nor uses
+                     * @description false: only look (would a call of `cost` be admitted now?); spend neither budget nor uses, and leave no trace in the usage history
                      * @default true
                      */
                     count?: boolean;

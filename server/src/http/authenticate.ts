@@ -138,7 +138,7 @@ export function usageExceeded(retryAfterSeconds: number | null): AppError {
  * The authenticate step of every protected route, as its onRequest hook: parse the header,
  * resolve the credential (cached), load the account (cached), spend one request (one limiter
  * call: the account's budget and the key's own, or on a budget-exempt route its abuse limit),
- * spend a use of a key that has a number of them, then check the route's requirement. Each stage
+ * check the route's requirement, and spend a use of a key that has a number of them. Each stage
  * goes on synchronously when its answer is at hand and after its promise otherwise, so a request
  * whose credential and account are cached creates no promise on the memory limiter and waits
  * only for the round trip on Redis. Counting comes before the scope check: API.md §5 counts
@@ -187,7 +187,8 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
         return done(rateLimited(decision));
       }
       request.rateLimit = decision;
-      if (auth.usesLimited) return spendUse(request, done, auth, account);
+      // A use is spent only on a request the key may make: a refused scope costs no use.
+      if (auth.usesLimited && authorizationFailure(auth, requirement, account.role) === undefined) return spendUse(request, done, auth, account);
       admit(request, done, auth, account);
     }, auth.keyBudget && { key: auth.keyBudget });
   }

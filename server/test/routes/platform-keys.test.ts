@@ -194,6 +194,42 @@ describe(`platform keys (${dialect})`, () => {
     });
   });
 
+  describe('after review', () => {
+    it('spends no use on a request refused for its scope', async () => {
+      const user = await t.signUp();
+      const key = await createKey(user.tokens.access_token, { name: 'narrow uses', scopes: ['chats:read'], remaining: 2 });
+      expect((await agents(key.key)).statusCode).toBe(403);
+      expect((await t.request({ method: 'GET', url: `/v1/api-keys/${key.id}`, headers: bearer(user.tokens.access_token) })).json().remaining).toBe(2);
+    });
+
+    it('with count: false, says whether a call of that cost would be admitted now', async () => {
+      const user = await t.signUp();
+      const key = await createKey(user.tokens.access_token, { name: 'peek', rate_limit: { per_minute: 3 }, remaining: 5 });
+      expect(await verify({ credential: key.key, count: false, cost: 3 })).toMatchObject({ valid: true, remaining: 5 });
+      expect(await verify({ credential: key.key, count: false, cost: 4 })).toMatchObject({ valid: false, code: 'rate_limited', ratelimit: { minute: { limit: 3, remaining: 3 } } });
+      expect((await verify({ credential: key.key, cost: 3 })).valid).toBe(true);
+      const spent = await verify({ credential: key.key, count: false });
+      expect(spent).toMatchObject({ valid: false, code: 'rate_limited', remaining: 2 });
+      expect(spent.ratelimit.retry_after).toBeGreaterThan(0);
+      const uses = await createKey(user.tokens.access_token, { name: 'few uses', remaining: 2 });
+      expect(await verify({ credential: uses.key, count: false, cost: 3 })).toMatchObject({ valid: false, code: 'usage_exceeded', remaining: 2 });
+    });
+
+    it('PATCH keeps a window left out of rate_limit, and a refill given alone starts a full allowance', async () => {
+      const user = await t.signUp();
+      const token = user.tokens.access_token;
+      const key = await createKey(token, { name: 'both', rate_limit: { per_minute: 10, per_day: 500 }, remaining: 1 });
+      const patch = async (payload: Record<string, unknown>) => (await t.request({ method: 'PATCH', url: `/v1/api-keys/${key.id}`, headers: bearer(token), payload })).json();
+      expect((await patch({ rate_limit: { per_minute: 20 } })).rate_limit).toEqual({ per_minute: 20, per_day: 500 });
+      expect((await patch({ rate_limit: { per_day: null } })).rate_limit).toEqual({ per_minute: 20, per_day: null });
+      expect((await patch({ rate_limit: null })).rate_limit).toBeNull();
+      expect((await agents(key.key)).statusCode).toBe(200);
+      expect((await agents(key.key)).statusCode).toBe(429);
+      expect(await patch({ refill: { amount: 50, interval: 'month' } })).toMatchObject({ remaining: 50, refill: { amount: 50, interval: 'month' } });
+      expect((await agents(key.key)).statusCode).toBe(200);
+    });
+  });
+
   describe('PATCH /v1/api-keys/{id}', () => {
     it('renames, narrows scopes and sets limits, at once for a key in use', async () => {
       const user = await t.signUp();

@@ -13,6 +13,8 @@ interface CachedKey {
   userId: string;
   /** When this secret stops working: the key's expiry, or the end of a rolled secret's grace. */
   expiresAt: number | null;
+  /** The secret before the last roll (working until its grace ends). */
+  previous: boolean;
   cachedAt: number;
   /** Built once per cache fill: the hot path hands out the same frozen context every time. */
   auth: AuthContext;
@@ -47,9 +49,14 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   const hashes = new LruCache<string, string>(50_000);
   const lastUsed = new Map<string, number>();
 
+  // Bumped by every change announced: a lookup that was reading while one arrived does not cache
+  // what it read (the row may be from before the change, and nothing would drop it later).
+  let changes = 0;
+
   bus.subscribe((message) => {
     if (message.type === 'api-keys-changed') {
       // Renamed, narrowed, limited or rolled: read again on next use.
+      changes++;
       for (const hash of message.hashes) known.delete(hash);
       return;
     }
@@ -81,8 +88,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
 
   function admit(entry: CachedKey, now: number): AuthContext {
     if (isExpired(entry, now)) {
-      const rolled = entry.auth.expiresAt !== entry.expiresAt;
-      throw new RefusedCredential('token_expired', rolled ? 'This secret of the API key was replaced by a roll and its grace period is over.' : 'The API key has expired.', {
+      throw new RefusedCredential('token_expired', entry.previous ? 'This secret of the API key was replaced by a roll and its grace period is over.' : 'The API key has expired.', {
         userId: entry.userId, apiKeyId: entry.id,
       });
     }
@@ -118,12 +124,13 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   }
 
   /** The key behind a hash: from the cache, or one indexed lookup (its present or its previous secret). */
-  async function lookup(hash: string): Promise<CachedKey | Refusal> {
+  async function lookup(hash: string, retries = 2): Promise<CachedKey | Refusal> {
     const now = clock.now();
     const cached = cachedEntry(hash, now);
     if (cached) return cached;
     const refused = refusalOf(hash, now);
     if (refused) return refused;
+    const changesBefore = changes;
     const row = await repo.findByHash(hash);
     if (!row || row.revoked_at !== null) {
       const refusal: Refusal = { until: now + NEGATIVE_TTL_MS, reason: row ? 'revoked' : 'not_found' };
@@ -136,7 +143,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     const expiresAt = graceEndsAt === null ? keyExpiresAt : keyExpiresAt === null ? graceEndsAt : Math.min(keyExpiresAt, graceEndsAt);
     const ownBudget = row.rate_limit_per_minute !== null || row.rate_limit_per_day !== null;
     const entry: CachedKey = {
-      id: row.id, userId: row.user_id, expiresAt, cachedAt: now,
+      id: row.id, userId: row.user_id, expiresAt, cachedAt: now, previous: graceEndsAt !== null,
       auth: Object.freeze({
         userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes: new Set(row.scopes.split(' ').filter(Boolean)),
         apiKeyId: row.id, apiKeyHash: hash, expiresAt,
@@ -148,6 +155,9 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     // key that is already revoked (it was not refused before the read, or we would have returned).
     const revokedMeanwhile = refusalOf(hash, clock.now());
     if (revokedMeanwhile) return revokedMeanwhile;
+    // A key changed meanwhile: read it again (the row read may predate the change); a key that
+    // keeps changing is answered from a fresh read each time, never cached stale.
+    if (changes !== changesBefore) return retries > 0 ? lookup(hash, retries - 1) : entry;
     known.set(hash, entry);
     return entry;
   }

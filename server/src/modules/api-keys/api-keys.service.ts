@@ -62,20 +62,25 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
   }
 
   /** The columns of a key's own limits from a body; fields absent from the body stay as `current` has them. */
-  function limitColumns(input: KeyLimitsInput, current: Pick<ApiKeyRow, 'remaining' | 'refill_amount' | 'refill_interval'> | undefined) {
+  function limitColumns(input: KeyLimitsInput, current: Pick<ApiKeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'rate_limit_per_minute' | 'rate_limit_per_day'> | undefined) {
     const change: Partial<ApiKeyRow> = {};
-    if (input.rate_limit !== undefined) {
-      change.rate_limit_per_minute = input.rate_limit?.per_minute ?? null;
-      change.rate_limit_per_day = input.rate_limit?.per_day ?? null;
+    if (input.rate_limit === null) {
+      change.rate_limit_per_minute = null;
+      change.rate_limit_per_day = null;
+    } else if (input.rate_limit !== undefined) {
+      // A window left out keeps what it had: `{per_minute: 10}` does not drop a daily limit.
+      const { per_minute, per_day } = input.rate_limit;
+      change.rate_limit_per_minute = per_minute !== undefined ? per_minute : current?.rate_limit_per_minute ?? null;
+      change.rate_limit_per_day = per_day !== undefined ? per_day : current?.rate_limit_per_day ?? null;
     }
     if (input.remaining === undefined && input.refill === undefined) return change;
-    let remaining = input.remaining !== undefined ? input.remaining : current?.remaining ?? null;
     const refill = input.refill !== undefined ? input.refill : current?.refill_interval ? { amount: current.refill_amount!, interval: current.refill_interval } : null;
-    if (refill !== null && remaining === null) {
-      // A refill alone starts with a full allowance; but unlimited uses cannot be refilled.
-      if (input.remaining === null) throw fieldError('/refill', 'needs_remaining', 'A refill needs a number of uses: remaining cannot be null with a refill.');
-      remaining = refill.amount;
+    let remaining = input.remaining !== undefined ? input.remaining : current?.remaining ?? null;
+    if (input.remaining === null && refill !== null) {
+      throw fieldError('/refill', 'needs_remaining', 'A refill needs a number of uses: remaining cannot be null with a refill.');
     }
+    // A refill given without a number of uses starts a full allowance.
+    if (input.refill && input.remaining === undefined) remaining = input.refill.amount;
     change.remaining = remaining;
     change.refill_amount = refill?.amount ?? null;
     change.refill_interval = refill?.interval ?? null;
@@ -138,19 +143,22 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
      * widening means a new key). Takes effect at once on every instance.
      */
     async update(userId: string, role: string, id: string, input: UpdateKeyInput): Promise<ApiKeyRow> {
-      const current = await this.get(userId, id);
-      const change: Partial<ApiKeyRow> = limitColumns(input, current);
-      if (input.name !== undefined) change.name = cleanName(input.name);
-      if (input.expires_at !== undefined) change.expires_at = expiryOf(input.expires_at);
-      if (input.scopes !== undefined) {
-        const held = current.scopes.split(' ');
-        if (input.scopes.some((s) => !held.includes(s))) throw fieldError('/scopes', 'not_narrower', 'Scopes can only be removed from a key; create a new key for more.');
-        assertMayHold(input.scopes, role);
-        change.scopes = KEY_SCOPES.filter((s) => input.scopes!.includes(s)).join(' ');
-      }
       const { row, recorded } = await repo.db.transaction().execute(async (trx) => {
-        const updated = await createApiKeysRepository(trx).update(userId, id, change);
-        if (!updated) return { row: undefined, recorded: undefined };
+        const keys = createApiKeysRepository(trx);
+        // Read under the row's lock (PostgreSQL; SQLite has one writer): two narrowings at once
+        // each start from what the other left, so neither puts back a scope the other removed.
+        const current = await keys.findForUserLocked(userId, id, deps.dialect);
+        if (!current) return { row: undefined, recorded: undefined };
+        const change: Partial<ApiKeyRow> = limitColumns(input, current);
+        if (input.name !== undefined) change.name = cleanName(input.name);
+        if (input.expires_at !== undefined) change.expires_at = expiryOf(input.expires_at);
+        if (input.scopes !== undefined) {
+          const held = current.scopes.split(' ');
+          if (input.scopes.some((s) => !held.includes(s))) throw fieldError('/scopes', 'not_narrower', 'Scopes can only be removed from a key; create a new key for more.');
+          assertMayHold(input.scopes, role);
+          change.scopes = KEY_SCOPES.filter((s) => input.scopes!.includes(s)).join(' ');
+        }
+        const updated = (await keys.update(userId, id, change))!;
         return { row: updated, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.updated', data: presentApiKey(updated, clock.now()) }) };
       });
       if (!row || !recorded) throw new AppError('not_found', 'No API key with this id.');

@@ -167,4 +167,18 @@ export function rateLimiterContract(create: () => Promise<RateLimiter>): void {
     expect(await limiter.consume(id, limits, { cost: 4 })).toMatchObject({ allowed: false, violated: 'minute', minute: { used: 7 } });
     expect(await limiter.consume(id, limits, { cost: 3 })).toMatchObject({ allowed: true, minute: { remaining: 0 }, day: { used: 10 } });
   });
+
+  it('names the budget that refused, with its own window, when both are spent', async () => {
+    const limiter = await make();
+    const id = account();
+    const accountLimits = { per_minute: 100, per_day: 10_000 };
+    const key = { id: `key_${id}`, limits: { per_minute: 5, per_day: 1e15 } };
+    for (let i = 0; i < 5; i++) expect((await limiter.consume(id, accountLimits, { key })).allowed).toBe(true);
+    for (let i = 0; i < 95; i++) expect((await limiter.consume(id, accountLimits)).allowed).toBe(true);
+    // Both minute windows are spent; the key's frees a slot in 12 s, the account's in 0.6 s.
+    const refused = await limiter.consume(id, accountLimits, { key });
+    expect(refused).toMatchObject({ allowed: false, violated: 'minute', limitedBy: 'api_key', minute: { limit: 5, remaining: 0 } });
+    expect(refused.retryAfterSeconds).toBe(refused.minute.nextSeconds);
+    expect(refused.retryAfterSeconds).toBeGreaterThan(5);
+  });
 }

@@ -159,7 +159,10 @@ export function decide(input: { now: number; account: Meter; key?: Meter; cost?:
     // Refused by both: the request fits again only when both allow it, so the longer wait is the answer.
     const keyDecides = byKey !== undefined && (byAccount === undefined || byKey.retryAfter > byAccount.retryAfter);
     const why = keyDecides ? byKey! : byAccount!;
-    const state = tighter(budgetState({ now, ...account }), key && budgetState({ now, ...key }));
+    // The refused window is the refusing budget's, so the 429's limit, its RateLimit `t` and
+    // Retry-After tell one story; the other window is the tighter of the two.
+    const refusing = budgetState({ now, ...(keyDecides ? key! : account) });
+    const state = { ...tighter(budgetState({ now, ...account }), key && budgetState({ now, ...key })), [why.window]: refusing[why.window] };
     return { decision: { allowed: false, violated: why.window, limitedBy: keyDecides ? 'api_key' : 'account', retryAfterSeconds: why.retryAfter, ...state }, admitted: false };
   }
   const after = (m: Meter) => budgetState({ now, level: m.level + cost, dayUsed: m.dayUsed + cost, limits: m.limits });

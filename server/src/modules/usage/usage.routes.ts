@@ -72,7 +72,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
     },
   }, async (request) => {
     const account = requireAccount(request);
-    return presentUsage(account, await limiter.peek(account.id, limitsFor(account)));
+    // An API key with a budget of its own sees, per window, the tighter of its own and the account's.
+    return presentUsage(account, await limiter.peek(account.id, limitsFor(account), requireAuth(request).keyBudget));
   });
 
   app.get('/usage/history', {

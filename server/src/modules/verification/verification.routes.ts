@@ -36,7 +36,7 @@ const VerifyBody = Type.Object(
   {
     credential: Type.String({ minLength: 1, maxLength: 4096, description: 'An API key (gth_…) or an access token' }),
     scopes: Type.Optional(Type.Array(StringEnum(USER_SCOPES), { maxItems: USER_SCOPES.length, uniqueItems: true, description: 'Scopes the call needs: all must be held' })),
-    count: Type.Optional(Type.Boolean({ default: true, description: 'false: only look; spend neither budget nor uses' })),
+    count: Type.Optional(Type.Boolean({ default: true, description: 'false: only look (would a call of `cost` be admitted now?); spend neither budget nor uses, and leave no trace in the usage history' })),
     cost: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1, description: 'Requests (and uses) this call counts as' })),
   },
   { additionalProperties: false },

@@ -67,13 +67,13 @@ const window = (w: BudgetState['minute']): Window => ({ limit: w.limit, remainin
  */
 export function createVerificationService(deps: VerificationDeps) {
   /** The credential's owner and claims, or the code that ends the check. */
-  async function identify(credential: string): Promise<{ auth: AuthContext } | Verification> {
+  async function identify(credential: string, count: boolean): Promise<{ auth: AuthContext } | Verification> {
     if (credential.startsWith('gth_')) {
       // A key seen before is answered from the cache without a promise (nearly every call).
       const found = deps.apiKeys.inspectCached(credential) ?? (await deps.apiKeys.inspect(credential));
       if (found.status === 'valid') return { auth: found.auth };
       if (found.status === 'expired') {
-        deps.usage.record(found.auth.userId, found.auth.apiKeyId!, 'unauthorized');
+        if (count) deps.usage.record(found.auth.userId, found.auth.apiKeyId!, 'unauthorized');
         return refused('expired', found.auth);
       }
       return { valid: false, code: found.status, ...NOBODY };
@@ -88,7 +88,7 @@ export function createVerificationService(deps: VerificationDeps) {
     }
     const auth: AuthContext = { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
     if (deps.revocations.isRevoked(claims.sid)) {
-      deps.usage.record(auth.userId, null, 'unauthorized');
+      if (count) deps.usage.record(auth.userId, null, 'unauthorized');
       return refused('revoked', auth);
     }
     return { auth };
@@ -107,11 +107,12 @@ export function createVerificationService(deps: VerificationDeps) {
 
   return {
     async verify(input: VerificationInput): Promise<Verification> {
-      const found = await identify(input.credential);
+      const count = input.count !== false;
+      const cost = input.cost ?? 1;
+      const found = await identify(input.credential, count);
       if (!('auth' in found)) return found;
       const { auth } = found;
       const keyId = auth.apiKeyId ?? null;
-      const count = input.count !== false;
       const record = (outcome: Outcome) => count && deps.usage.record(auth.userId, keyId, outcome);
       const account = deps.accounts.peek(auth.userId) ?? (await deps.accounts.get(auth.userId));
       if (!account) return { valid: false, code: 'not_found', ...NOBODY };
@@ -129,11 +130,14 @@ export function createVerificationService(deps: VerificationDeps) {
           deps.limiter.peek(auth.userId, limits, auth.keyBudget),
           auth.usesLimited ? deps.keyUses.usesLeft(keyId!) : Promise.resolve(null),
         ]);
-        const ratelimit = { minute: window(state.minute), day: window(state.day), retry_after: 0 };
-        if (remaining === 0) return refused('usage_exceeded', auth, { remaining, ratelimit });
+        // Whether a call of `cost` would be admitted now, without making it.
+        const short = [state.minute, state.day].find((w) => w.remaining < cost);
+        const ratelimit = { minute: window(state.minute), day: window(state.day), retry_after: short ? Math.max(1, short.nextSeconds) : 0 };
+        if (short) return refused('rate_limited', auth, { remaining, ratelimit });
+        if (remaining !== null && remaining < cost) return refused('usage_exceeded', auth, { remaining, ratelimit });
         return { valid: true, code: 'valid', ...describe(auth), remaining, ratelimit };
       }
-      const options = { cost: input.cost ?? 1, key: auth.keyBudget };
+      const options = { cost, key: auth.keyBudget };
       // The memory limiter decides synchronously; Redis needs its round trip.
       const decision = deps.limiter.consumeNow?.(auth.userId, limits, options) ?? (await deps.limiter.consume(auth.userId, limits, options));
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
@@ -143,7 +147,7 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       let remaining: number | null = null;
       if (auth.usesLimited) {
-        const spent = await deps.keyUses.spendUses(keyId!, input.cost ?? 1);
+        const spent = await deps.keyUses.spendUses(keyId!, cost);
         if (!('remaining' in spent)) {
           record('rate_limited');
           return refused('usage_exceeded', auth, { remaining: 0, ratelimit: { ...ratelimit, retry_after: spent.retryAfterSeconds ?? 0 } });
