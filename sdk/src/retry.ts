@@ -1,11 +1,13 @@
 /**
- * When a failed attempt may be sent again. Only 429 (nothing was done: the limiter refused it
- * first) and 503 (the service asked us to come back) are retried, and only for requests that are
- * safe to repeat: idempotent methods, or a POST carrying an Idempotency-Key the server honours.
+ * When a failed attempt may be sent again. Only 408 (the server did not receive the request whole
+ * and closed the connection: RFC 9110 §15.5.9 lets a client repeat it), 429 (nothing was done: the
+ * limiter refused it first) and 503 (the service asked us to come back) are retried, and only for
+ * requests that are safe to repeat: idempotent methods, or a POST carrying an Idempotency-Key the
+ * server honours.
  */
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-const RETRYABLE_STATUSES = new Set([429, 503]);
+const RETRYABLE_STATUSES = new Set([408, 429, 503]);
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */

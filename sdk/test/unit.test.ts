@@ -47,6 +47,16 @@ describe('retry rules', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('retries a 408 (the request never reached the server whole) of a create with its Idempotency-Key', async () => {
+    const { fetch, seen } = scripted(() => problem(408, 'request_timeout'), () => json({ id: 'agt_1', name: 'A' }, 201));
+    const gh = createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, apiKey: 'gth_x' });
+    expect(await gh.agents.create({ name: 'A', model: 'm' })).toMatchObject({ id: 'agt_1' });
+    expect(seen).toHaveLength(2);
+    const keyOf = (headers: Record<string, string>) => Object.entries(headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+    expect(keyOf(seen[0]!.headers)).toBeTruthy();
+    expect(keyOf(seen[1]!.headers)).toBe(keyOf(seen[0]!.headers));
+  });
+
   it('does not retry a PATCH, nor a 500', async () => {
     const patch = scripted(() => problem(503, 'service_unavailable', { 'retry-after': '0' }));
     const gh = createGatehouse({ baseUrl: 'http://gatehouse.test', fetch: patch.fetch, apiKey: 'gth_x' });
