@@ -146,13 +146,15 @@ export function usageExceeded(retryAfterSeconds: number | null): AppError {
  * by outcome for the usage history (in memory).
  */
 function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode): onRequestHookHandler {
+  /** One request of this credential, by outcome, in the usage history (in memory). */
+  const count = (auth: AuthContext, outcome: UsageOutcome) => deps.usage.record(auth.userId, auth.apiKeyId ?? null, outcome);
   const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void => {
     const refused = authorizationFailure(auth, requirement, account.role);
     if (refused) {
-      deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'forbidden');
+      count(auth, 'forbidden');
       return done(refused);
     }
-    deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'ok');
+    count(auth, 'ok');
     request.auth = auth;
     request.account = account;
     done();
@@ -160,7 +162,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
   function spendUse(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void {
     deps.keyUses.spendUses(auth.apiKeyId!, 1).then((spent) => {
       if ('remaining' in spent) return admit(request, done, auth, account);
-      deps.usage.record(auth.userId, auth.apiKeyId!, 'rate_limited');
+      count(auth, 'rate_limited');
       done(usageExceeded(spent.retryAfterSeconds));
     }, done);
   }
@@ -168,12 +170,12 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
     // The credential outlived its account (deleted): it no longer authenticates anyone.
     if (!account) return done(challenge('invalid_token', 'The account behind this credential no longer exists.'));
     if (account.disabled) {
-      deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'forbidden');
+      count(auth, 'forbidden');
       return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
     }
     if (budget === 'exempt') {
       spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, auth, account), (error: unknown) => {
-        deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'rate_limited');
+        count(auth, 'rate_limited');
         done(error as Error);
       });
       return;
@@ -183,7 +185,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       if (decision === undefined) return done(error as Error);
       setRateLimitHeaders(reply, decision, deps.clock.now());
       if (!decision.allowed) {
-        deps.usage.record(auth.userId, auth.apiKeyId ?? null, 'rate_limited');
+        count(auth, 'rate_limited');
         return done(rateLimited(decision));
       }
       request.rateLimit = decision;

@@ -202,6 +202,13 @@ describe(`platform keys (${dialect})`, () => {
       expect((await t.request({ method: 'GET', url: `/v1/api-keys/${key.id}`, headers: bearer(user.tokens.access_token) })).json().remaining).toBe(2);
     });
 
+    it('spends no use on a route that spends no budget (reading the usage)', async () => {
+      const user = await t.signUp();
+      const key = await createKey(user.tokens.access_token, { name: 'reader', scopes: ['usage:read'], remaining: 1 });
+      for (let i = 0; i < 3; i++) expect((await t.request({ method: 'GET', url: '/v1/usage', headers: bearer(key.key) })).statusCode).toBe(200);
+      expect((await t.request({ method: 'GET', url: `/v1/api-keys/${key.id}`, headers: bearer(user.tokens.access_token) })).json().remaining).toBe(1);
+    });
+
     it('with count: false, says whether a call of that cost would be admitted now', async () => {
       const user = await t.signUp();
       const key = await createKey(user.tokens.access_token, { name: 'peek', rate_limit: { per_minute: 3 }, remaining: 5 });

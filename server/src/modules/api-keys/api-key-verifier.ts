@@ -173,8 +173,9 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     verifyCached(secret) {
       const hash = hashOf(secret);
       if (hash === undefined) throw invalid();
-      const entry = cachedEntry(hash, clock.now());
-      return entry && admit(entry, clock.now());
+      const now = clock.now();
+      const entry = cachedEntry(hash, now);
+      return entry && admit(entry, now);
     },
 
     async verify(secret): Promise<AuthContext> {

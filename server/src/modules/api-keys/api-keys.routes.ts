@@ -35,7 +35,7 @@ const Refill = Type.Object(
   },
   { additionalProperties: false, description: '`remaining` is set back to `amount` at the first use of each period' },
 );
-const Remaining = Type.Integer({ minimum: 0, maximum: MAX_USES, description: 'Uses left: each admitted request (or a verification of `cost` n) spends one (n)' });
+const Remaining = Type.Integer({ minimum: 0, maximum: MAX_USES, description: 'Uses left: each admitted request that spends from the budget (or a verification of `cost` n) spends one (n); managing the account spends none' });
 
 /** The optional limits of a key, in the create and update bodies. */
 const LimitFields = {
