@@ -4,11 +4,13 @@ import { AppShell, PublicShell } from './components/AppShell.tsx';
 import { ErrorAlert } from './components/ErrorAlert.tsx';
 import { safeNext } from './lib/next.ts';
 import { navigate, useLocation, type Location } from './lib/router.ts';
+import { OrganizationsProvider } from './lib/organizations.tsx';
 import { SessionProvider, useSession } from './lib/session.tsx';
 import { AgentsPage } from './pages/AgentsPage.tsx';
 import { ChatPage } from './pages/ChatPage.tsx';
 import { ChatsPage } from './pages/ChatsPage.tsx';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
+import { AcceptInvitationPage } from './pages/AcceptInvitationPage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OverviewPage } from './pages/OverviewPage.tsx';
@@ -39,6 +41,7 @@ function page({ path, query }: Location): JSX.Element {
     case '/reset-password': return <ResetPasswordPage query={query} />;
     case '/verify-email': return <VerifyEmailPage query={query} />;
     case '/oidc-callback': return <ProviderCallbackPage query={query} />;
+    case '/accept-invitation': return <AcceptInvitationPage query={query} />;
     case '/agents': return <AgentsPage />;
     case '/chats': return <ChatsPage query={query} />;
     case '/webhooks': return <WebhooksPage />;
@@ -88,7 +91,13 @@ function Routes() {
       </PublicShell>
     );
   }
-  return status === 'signed-in' ? <AppShell path={location.path}>{page(location)}</AppShell> : <PublicShell>{page(location)}</PublicShell>;
+  return status === 'signed-in' ? (
+    <OrganizationsProvider>
+      <AppShell path={location.path}>{page(location)}</AppShell>
+    </OrganizationsProvider>
+  ) : (
+    <PublicShell>{page(location)}</PublicShell>
+  );
 }
 
 export function App() {

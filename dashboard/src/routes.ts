@@ -19,6 +19,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/reset-password', access: 'any' },
   { path: '/verify-email', access: 'any' },
   { path: '/oidc-callback', access: 'any' },
+  { path: '/accept-invitation', access: 'any' },
   { path: '/agents', access: 'signed-in' },
   { path: '/chats', access: 'signed-in' },
   { path: '/chats/*', access: 'signed-in' },
@@ -30,6 +31,9 @@ export const ROUTES: RouteDef[] = [
   { path: '/settings/sessions', access: 'signed-in' },
   { path: '/settings/api-keys', access: 'signed-in' },
   { path: '/settings/api-keys/*', access: 'signed-in' },
+  { path: '/settings/organization', access: 'signed-in' },
+  { path: '/settings/members', access: 'signed-in' },
+  { path: '/settings/audit-log', access: 'signed-in' },
 ];
 
 const matches = (route: string, path: string) => route === path || (route.endsWith('/*') && path.startsWith(route.slice(0, -1)));

@@ -11,6 +11,7 @@ import { apiKeysResource } from './resources/api-keys.js';
 import { authResource } from './resources/auth.js';
 import { chatsResource } from './resources/chats.js';
 import { eventsResource } from './resources/events.js';
+import { acceptInvitationResource, organizationsResource } from './resources/organizations.js';
 import { sessionsResource } from './resources/sessions.js';
 import { systemResource } from './resources/system.js';
 import { usageResource } from './resources/usage.js';
@@ -28,6 +29,12 @@ export interface GatehouseOptions {
   tokenStore?: TokenStore;
   /** An API key (gth_…) for programs; used when no session is stored. */
   apiKey?: string;
+  /**
+   * The organization (org_…) a session's calls act for, sent as `Gatehouse-Organization`.
+   * Default: none, so the account's personal organization. An API key always acts for its own.
+   * Change it later with setOrganization().
+   */
+  organization?: string | null;
   /** Default: globalThis.fetch. Pass one to add logging, proxies, or for tests. */
   fetch?: FetchLike;
   /** Per call, retries and waits included. Default 30 000 ms; 0 disables. */
@@ -69,7 +76,8 @@ export function createGatehouse(options: GatehouseOptions) {
       }
     },
   });
-  const core: CoreConfig = { http, sessions, apiKey: options.apiKey, timeoutMs, retry };
+  let organization = checkOrganization(options.organization ?? null);
+  const core: CoreConfig = { http, sessions, apiKey: options.apiKey, organization: () => organization, timeoutMs, retry };
   const call = createCall(core);
   const stream: OpenStream = (request) => openStream({ ...core, hasOwnFetch: options.fetch !== undefined }, request);
 
@@ -85,7 +93,20 @@ export function createGatehouse(options: GatehouseOptions) {
     /** The account's live event stream (see chats.stream for one chat's). */
     events: eventsResource(stream),
     webhooks: webhooksResource(call),
+    /** Organizations you belong to, their members, invitations and audit log. */
+    organizations: organizationsResource(call),
+    /** Accepting an invitation's mailed token. */
+    invitations: acceptInvitationResource(call),
     system: systemResource(call),
+    /**
+     * The organization (org_…) the following calls with the session act for; null: the personal
+     * one. Calls already sent and streams already open keep theirs.
+     */
+    setOrganization(id: string | null): void {
+      organization = checkOrganization(id);
+    },
+    /** The organization set with the `organization` option or setOrganization(); null: the personal one. */
+    getOrganization: (): string | null => organization,
     /** The stored session, for "am I signed in?" and for handing tokens to other code. */
     session: {
       get: () => sessions.get(),
@@ -110,6 +131,12 @@ export function createGatehouse(options: GatehouseOptions) {
     /** Any operation by its OpenAPI operationId, for what the grouped methods do not cover yet. */
     request: call,
   };
+}
+
+/** An id the header can carry; anything else (a name, an empty string) is a mistake in the caller. */
+function checkOrganization(id: string | null): string | null {
+  if (id !== null && !/^org_[A-Za-z0-9]+$/.test(id)) throw new TypeError(`organization must be an organization id (org_…) or null, got "${id}"`);
+  return id;
 }
 
 export type Gatehouse = ReturnType<typeof createGatehouse>;

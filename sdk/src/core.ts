@@ -39,8 +39,23 @@ export interface CoreConfig {
   http: HttpConfig;
   sessions: SessionManager;
   apiKey?: string | undefined;
+  /** The organization a session's calls act for (Gatehouse-Organization), read per call; null: the personal one. */
+  organization: () => string | null;
   timeoutMs: number;
   retry: RetryPolicy;
+}
+
+/** The header an access token names the organization it acts for with. */
+export const ORGANIZATION_HEADER = 'gatehouse-organization';
+
+/**
+ * Adds the organization header to a request sent with a session's access token. Not with an API
+ * key: a key acts for its own organization, and the server refuses one naming another. A header
+ * the caller set (in any case) wins.
+ */
+export function withOrganization(headers: Record<string, string>, organization: string | null): Record<string, string> {
+  if (organization === null || Object.keys(headers).some((name) => name.toLowerCase() === ORGANIZATION_HEADER)) return headers;
+  return { ...headers, [ORGANIZATION_HEADER]: organization };
 }
 
 export type Call = <K extends OperationId>(operation: K, input?: CallInput<K>, options?: CreateOptions) => Promise<Success<K>>;
@@ -64,6 +79,7 @@ export function fillPath(template: string, params: Record<string, string> = {}):
 export function createCall(config: CoreConfig): Call {
   const withBearer = (request: HttpRequest, token: string | null): HttpRequest =>
     token === null ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
+  const asSession = (request: HttpRequest): HttpRequest => ({ ...request, headers: withOrganization(request.headers ?? {}, config.organization()) });
 
   return async function call<K extends OperationId>(operation: K, input: CallInput<K> = {}, options: CreateOptions = {}): Promise<Success<K>> {
     const route = ROUTES[operation];
@@ -81,14 +97,15 @@ export function createCall(config: CoreConfig): Call {
 
       // A stored session wins over the API key: a signed-in user acts as themselves.
       const sessionToken = await config.sessions.accessToken(deadline.signal);
-      const token = sessionToken ?? config.apiKey ?? null;
+      if (sessionToken === null) return (await send(config.http, withBearer(request, config.apiKey ?? null), deadline, policy)) as Success<K>;
+      const own = asSession(request);
       try {
-        return (await send(config.http, withBearer(request, token), deadline, policy)) as Success<K>;
+        return (await send(config.http, withBearer(own, sessionToken), deadline, policy)) as Success<K>;
       } catch (error) {
-        if (sessionToken === null || !refreshMayCure(error)) throw error;
+        if (!refreshMayCure(error)) throw error;
         // Expired early (clock skew) or revoked: refresh once and try again with the new token.
         const fresh = await config.sessions.refreshAfterRejection(sessionToken, deadline.signal);
-        return (await send(config.http, withBearer(request, fresh), deadline, policy)) as Success<K>;
+        return (await send(config.http, withBearer(own, fresh), deadline, policy)) as Success<K>;
       }
     } finally {
       deadline.dispose();

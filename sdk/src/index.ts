@@ -13,6 +13,7 @@ export { collect, paginate } from './pagination.js';
 export { createPkcePair, pkceChallenge, type PkcePair, type RandomBytes } from './pkce.js';
 export { providerCallbackOf, type ProviderSignInOptions, type ProviderSignInStart } from './provider-sign-in.js';
 export type { EventsStreamOptions } from './resources/events.js';
+export type { RemoveMemberOptions } from './resources/organizations.js';
 export { ROUTES, type Route } from './routes.js';
 export type { EventStream, StreamEvent, StreamOptions, TransportChoice } from './streams/event-stream.js';
 export { memoryTokenStore, parseStoredSession, webStorageTokenStore, type StoredSession, type TokenStore, type WebStorageLike } from './token-store.js';

@@ -9,6 +9,12 @@ export type Jwks = Schemas['Jwks'];
 export type Session = Schemas['Session'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type Organization = Schemas['Organization'];
+/** viewer < member < admin < owner. */
+export type OrganizationRole = Schemas['Organization']['role'];
+export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
+export type AuditEvent = Schemas['AuditEvent'];
 export type Usage = Schemas['Usage'];
 export type AdminUser = Schemas['AdminUser'];
 export type Agent = Schemas['Agent'];

@@ -412,7 +412,7 @@ describe('live streams over XMLHttpRequest: bounded responseText', () => {
       res.on('close', () => clearInterval(timer));
     });
     const sessions = createSessionManager({ store: memoryTokenStore(), now: Date.now, refreshMarginMs: 0, exchange: () => Promise.reject(new Error('no refresh here')) });
-    const config = { http: { baseUrl: server.base, fetch: globalThis.fetch, now: Date.now }, sessions, apiKey: 'k', timeoutMs: 5_000, hasOwnFetch: false };
+    const config = { http: { baseUrl: server.base, fetch: globalThis.fetch, now: Date.now }, sessions, apiKey: 'k', organization: () => null, timeoutMs: 5_000, hasOwnFetch: false };
     const stream = openStream(config, { path: '/v1/chats/cht_1/stream', transport: xhrTransport({ now: Date.now, maxResponseChars: 400 }) });
 
     expect(sequences(await readAll(stream))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));

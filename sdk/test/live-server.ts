@@ -10,7 +10,7 @@ export interface LiveServer {
   base: string;
   output(): string;
   /** The token from the last mailed link of this kind to `email`, read from the server's log. */
-  mailedToken(email: string, kind: 'reset-password' | 'verify-email'): Promise<string>;
+  mailedToken(email: string, kind: 'reset-password' | 'verify-email' | 'accept-invitation'): Promise<string>;
   /** Runs the gatehouse CLI against the same database (e.g. `users grant-admin`). */
   cli(args: string[]): Promise<{ code: number | null; output: string }>;
   stop(): Promise<void>;

@@ -1,6 +1,6 @@
 /** The SDK's pieces without a server: retry rules, URLs, token stores, pagination, path parameters. */
 import { describe, expect, it } from 'vitest';
-import { createGatehouse, collect, paginate, parseStoredSession, webStorageTokenStore, type FetchLike } from '../src/index.js';
+import { createGatehouse, collect, memoryTokenStore, paginate, parseStoredSession, webStorageTokenStore, type FetchLike } from '../src/index.js';
 import { buildUrl, normalizeBaseUrl } from '../src/http.js';
 import { isRetrySafe, parseRetryAfter } from '../src/retry.js';
 import { rejection } from './helpers.js';
@@ -153,5 +153,22 @@ describe('pagination', () => {
     const first: number[] = [];
     for await (const n of paginate(async (cursor) => pages[cursor ?? 'start']!)) first.push(n);
     expect(first).toEqual([1, 2, 3]);
+  });
+});
+
+describe('organization header', () => {
+  const session = { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 3_600_000, scope: 'agents:read' };
+  const sse = () => new Response('event: stream.closed\ndata: {"reason":"chat_deleted"}\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+
+  it('goes with the session on calls and on a stream (as it was when the stream opened), never on public calls', async () => {
+    const { fetch, seen } = scripted(() => json({ data: [], next_cursor: null }), sse, () => json({ status: 'ok' }), () => json({ data: [], next_cursor: null }));
+    const gh = createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, tokenStore: memoryTokenStore(session), organization: 'org_team' });
+    await gh.agents.list();
+    const stream = gh.chats.stream('cht_1', { transport: 'fetch' });
+    gh.setOrganization(null);
+    for await (const _ of stream) void _;
+    await gh.system.health();
+    await gh.agents.list();
+    expect(seen.map((s) => s.headers['gatehouse-organization'])).toEqual(['org_team', 'org_team', undefined, undefined]);
   });
 });

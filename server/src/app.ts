@@ -33,7 +33,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   const moduleDeps = { ...deps, metrics };
   const authentication: AuthenticateDeps = {
     accessTokens: deps.accessTokens, revocations: deps.revocations, apiKeys: deps.apiKeyVerifier,
-    accounts: deps.accounts, limiter: deps.limiter, clock: deps.clock,
+    accounts: deps.accounts, organizations: deps.organizationCache, limiter: deps.limiter, clock: deps.clock,
     accountRoutes: { limiter: deps.attempts, perMinute: config.accountRateLimitPerMinute },
     keyUses: deps.apiKeys, usage: deps.usageCounter,
   };

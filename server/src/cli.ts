@@ -6,6 +6,11 @@ import { AppError } from './core/errors.js';
 import { changeTier, isTier, limitsFor, TIERS } from './core/tiers.js';
 import { rotateSigningKeys } from './modules/tokens/signing-keys.js';
 import { createUsersRepository } from './modules/users/users.repository.js';
+import { createOrganizationsRepository, type OrganizationRow } from './modules/organizations/organizations.repository.js';
+import { isId } from './core/ids.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './infra/db/schema.js';
+import type { BusMessage } from './infra/bus.js';
 
 const HELP: Record<string, string> = {
   main: `Usage: npx gatehouse <command> [options]
@@ -14,7 +19,7 @@ Commands:
   serve                                 run the HTTP service (PORT, DATABASE_URL, ...)
   migrate                               apply pending database migrations and exit
   users list [--tier T] [--email TEXT]  list accounts, newest first [--limit N] [--json]
-  users set-tier <email> <tier>         set an account's tier: ${TIERS.join(', ')}
+  users set-tier <email|org_id> <tier>  set the tier of an account's personal organization, or of any organization: ${TIERS.join(', ')}
         [--per-minute N] [--per-day N] [--streams N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
   users reset-mfa <email>               turn off an account's second factor (lost phone and recovery codes)
@@ -24,7 +29,7 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
   serve: 'Usage: npx gatehouse serve\n\nRuns the service on PORT (default 8080). Migrations run at start.',
   migrate: 'Usage: npx gatehouse migrate\n\nApplies pending migrations to DATABASE_URL and prints their names.',
   'users list': `Usage: npx gatehouse users list [--tier <tier>] [--email <text>] [--limit N] [--json]\n\nLists accounts, newest first: id, email, tier, limits (custom ones marked *), role, flags, creation time.\n--tier keeps one tier (${TIERS.join(', ')}); --email keeps addresses containing the text, in any letter case;\n--limit caps the rows (default 100, at most 10000); --json prints one JSON object per line.`,
-  'users set-tier': `Usage: npx gatehouse users set-tier <email> <tier> [--per-minute N] [--per-day N] [--streams N]\n\nTiers: ${TIERS.join(', ')}. --per-minute, --per-day and --streams (live streams open at once) set custom\nlimits, for the enterprise tier only; a limit without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
+  'users set-tier': `Usage: npx gatehouse users set-tier <email|org_id> <tier> [--per-minute N] [--per-day N] [--streams N]\n\nAn email sets the tier of that account's personal organization; an org_… id, of that organization.\nTiers: ${TIERS.join(', ')}. --per-minute, --per-day and --streams (live streams open at once) set custom\nlimits, for the enterprise tier only; a limit without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
   'users reset-mfa': 'Usage: npx gatehouse users reset-mfa <email>\n\nTurns off the account\'s TOTP factor and deletes its recovery codes, for an owner who lost both\n(check who is asking first). The password alone signs in again; the security log and the\nuser.mfa.disabled webhook event record it.',
   'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
@@ -43,12 +48,16 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
  * the admin API does; without it they pick the change up when their cache entry expires.
  */
 async function announceAccountChange(config: Config, userId: string): Promise<void> {
+  await announce(config, { type: 'account-changed', userId });
+}
+
+async function announce(config: Config, message: BusMessage): Promise<void> {
   if (!config.redisUrl) return;
   const { connectRedis } = await import('./infra/redis.js');
   const redis = await connectRedis(config.redisUrl, 'commands');
   try {
     const { publishOnce } = await import('./infra/bus.js');
-    await publishOnce(redis, { type: 'account-changed', userId });
+    await publishOnce(redis, message);
   } finally {
     redis.disconnect();
   }
@@ -83,30 +92,41 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
   const perDay = positiveInt(flags['per-day'], '--per-day');
   const streams = positiveInt(flags.streams, '--streams');
   return withDatabase(config, async ({ db }) => {
-    const users = createUsersRepository(db);
-    const user = await users.findByEmail(email);
-    if (!user) throw new UsageError(`no account with email ${email}`);
+    const target = await planOf(db, email);
     // The admin API's rule (custom limits for enterprise only), so the two never disagree.
     let next;
     try {
-      next = changeTier(user, { tier, limits: { per_minute: perMinute, per_day: perDay, streams } });
+      next = changeTier(target.plan, { tier, limits: { per_minute: perMinute, per_day: perDay, streams } });
     } catch (error) {
       if (error instanceof AppError) throw new UsageError(`custom limits (--per-minute, --per-day, --streams) are for the enterprise tier, not ${tier}`);
       throw error;
     }
-    await users.update(user.id, { ...next, updated_at: isoTime(Date.now()) });
-    await announceAccountChange(config, user.id);
+    await db.updateTable('organizations').set({ ...next, updated_at: isoTime(Date.now()) }).where('id', '=', target.plan.id).execute();
+    await announce(config, { type: 'organization-changed', orgId: target.plan.id });
     const custom = next.limit_per_minute !== null || next.limit_per_day !== null || next.limit_streams !== null;
     const streamsNote = next.limit_streams !== null ? `, streams ${next.limit_streams}` : '';
-    return `${user.email} is now ${tier}${custom ? ` (per minute ${next.limit_per_minute ?? 'tier default'}, per day ${next.limit_per_day ?? 'tier default'}${streamsNote})` : ''}`;
+    return `${target.name} is now ${tier}${custom ? ` (per minute ${next.limit_per_minute ?? 'tier default'}, per day ${next.limit_per_day ?? 'tier default'}${streamsNote})` : ''}`;
   });
+}
+
+/** The organization `emailOrOrgId` names: an account's personal one, or the one with that id. */
+async function planOf(db: Kysely<Database>, emailOrOrgId: string): Promise<{ name: string; plan: OrganizationRow }> {
+  if (isId('organization', emailOrOrgId)) {
+    const org = await createOrganizationsRepository(db).findById(emailOrOrgId);
+    if (!org) throw new UsageError(`no organization with id ${emailOrOrgId}`);
+    return { name: `${org.name} (${org.id})`, plan: org };
+  }
+  const user = await createUsersRepository(db).findByEmail(emailOrOrgId);
+  const org = user && (await createOrganizationsRepository(db).findById(user.personal_org_id));
+  if (!user || !org) throw new UsageError(`no account with email ${emailOrOrgId}`);
+  return { name: user.email, plan: org };
 }
 
 async function listUsers(config: Config, flags: { tier?: string; email?: string; limit?: string; json?: boolean }): Promise<string> {
   if (flags.tier !== undefined && !isTier(flags.tier)) throw new UsageError(`unknown tier "${flags.tier}"; use one of ${TIERS.join(', ')}`);
   const limit = positiveInt(flags.limit, '--limit') ?? 100;
   if (limit > 10_000) throw new UsageError(`--limit must be at most 10000, got "${limit}"`);
-  const rows = await withDatabase(config, ({ db }) => createUsersRepository(db).list({ tier: flags.tier, emailContains: flags.email, limit }));
+  const rows = await withDatabase(config, ({ db }) => createUsersRepository(db).listWithPlan({ tier: flags.tier, emailContains: flags.email, limit }));
   if (flags.json) {
     return rows.map((u) => JSON.stringify({
       id: u.id, email: u.email, name: u.name, tier: u.tier, role: u.role, limits: limitsFor(u),

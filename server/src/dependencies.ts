@@ -51,6 +51,9 @@ import { createUsageCounter, type UsageCounter } from './modules/usage/usage-cou
 import { createUsageHistoryRepository } from './modules/usage/usage-history.repository.js';
 import { createUsageHistoryService, type UsageHistoryService } from './modules/usage/usage-history.service.js';
 import { createUsageRetention } from './modules/usage/usage-retention.js';
+import { createOrganizationCache, type OrganizationCache } from './modules/organizations/organization-cache.js';
+import { createOrganizationsRepository } from './modules/organizations/organizations.repository.js';
+import { createOrganizationsService, type OrganizationsService } from './modules/organizations/organizations.service.js';
 
 /** Everything buildApp needs: infrastructure handles and the services wired on top of them. */
 export interface Dependencies {
@@ -89,6 +92,10 @@ export interface Dependencies {
   /** Counts authenticated requests in memory and adds them to the usage history every USAGE_FLUSH_SECONDS (closed by close). */
   usageCounter: UsageCounter;
   usageHistory: UsageHistoryService;
+  /** Each request's organization and the caller's role in it (authenticate), dropped on every instance by bus messages. */
+  organizationCache: OrganizationCache;
+  /** Organizations, members, invitations and the audit log (modules/organizations/). */
+  organizations: OrganizationsService;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -181,11 +188,12 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     bus.onReconnect(() => void sessions.loadRecentRevocations().catch(onError));
     const usersRepository = createUsersRepository(database.db);
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
+    const organizationCache = createOrganizationCache({ organizations: createOrganizationsRepository(database.db), bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
-      users: usersRepository, sessions, apiKeys, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
+      users: usersRepository, sessions, apiKeys, accounts, organizations: organizationCache, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const accountEmail = createAccountEmailService({
@@ -213,14 +221,17 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
-    const admin = createAdminService({ db: database.db, accounts, sessions, clock });
+    const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
     webhooks.worker.start();
     const streams = createStreams({
-      db: database.db, dialect: database.dialect, bus, accounts, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
+      db: database.db, dialect: database.dialect, bus, accounts, organizations: organizationCache, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
       heartbeatSeconds: config.streamHeartbeatSeconds, onError,
+    });
+    const organizations = createOrganizationsService({
+      db: database.db, dialect: database.dialect, bus, clock, cache: organizationCache, mailer, publicUrl: config.publicUrl, attempts, onEvent: events.committed, onError,
     });
     const eventRetention = createEventRetention({ db: database.db, clock, onError });
     eventRetention.start();
@@ -229,7 +240,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usageHistory = createUsageHistoryService({ repo: usageRepository, counter: usageCounter, clock, onError });
     const usageRetention = createUsageRetention({ repo: usageRepository, clock, onError });
     usageRetention.start();
-    const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, limiter, usage: usageCounter, clock });
+    const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, organizations: organizationCache, limiter, usage: usageCounter, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
     keyReload.unref();
@@ -237,7 +248,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
       users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
-      usageCounter, usageHistory,
+      usageCounter, usageHistory, organizationCache, organizations,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database

@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
-import { AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
+import { AdminOrganization, AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
 import { agentsRoutes } from './modules/agents/agents.routes.js';
 import { Agent } from './modules/agents/agents.schemas.js';
 import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
@@ -35,6 +35,7 @@ import { Me, User } from './modules/users/users.schemas.js';
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { streamsRoutes } from './modules/streams/streams.routes.js';
+import { AuditEvent, Invitation, Member, Organization, organizationsRoutes } from './modules/organizations/organizations.routes.js';
 
 /** The dependencies, and what app.ts itself made for this app (its metrics registry). */
 export type ModuleDeps = Dependencies & { metrics: Registry };
@@ -57,14 +58,15 @@ export const V1_MODULES: AppModule[] = [
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
   { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog, clock: d.clock }) },
+  { name: 'organizations', schemas: [Organization, Member, Invitation, AuditEvent], register: (v1, d) => v1.register(organizationsRoutes, { organizations: d.organizations, clock: d.clock }) },
   { name: 'usage', schemas: [Usage, UsageHistory], register: (v1, d) => v1.register(usageRoutes, { limiter: d.limiter, history: d.usageHistory }) },
   { name: 'verification', schemas: [CredentialVerification], register: (v1, d) => v1.register(verificationRoutes, { verification: d.verification }) },
-  { name: 'admin', schemas: [AdminUser], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
+  { name: 'admin', schemas: [AdminUser, AdminOrganization], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
   { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
   { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
   { name: 'streams', register: (v1, d) => v1.register(streamsRoutes, {
     streams: d.streams.service, registry: d.streams.registry, chats: d.chats,
-    credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts },
+    credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts, organizations: d.organizationCache },
   }) },
   { name: 'webhooks', schemas: [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery], register: (v1, d) => v1.register(webhooksRoutes, { webhooks: d.webhooks.service }) },
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },

@@ -35,7 +35,7 @@ describe(`caps under concurrent creates, one process (${dialect})`, () => {
 
   it.each(Object.keys(CREATES) as Collection[])('%s: 200 at once against a cap of 100 leave exactly 100; a delete makes room for one', async (collection) => {
     const user = await t.signUp();
-    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: 100_000, limit_per_day: 1_000_000 }).where('id', '=', user.id).execute();
+    await t.setPlan(user.id, { tier: 'enterprise', limit_per_minute: 100_000, limit_per_day: 1_000_000 });
     t.clock.advance(6_000); // past the account cache
     const auth = bearer(user.tokens.access_token);
     const answers = await Promise.all(Array.from({ length: ATTEMPTS }, (_, i) => t.request({ method: 'POST', url: CREATES[collection](i).path, headers: auth, payload: CREATES[collection](i).body })));
@@ -48,7 +48,8 @@ describe(`caps under concurrent creates, one process (${dialect})`, () => {
 
   it('an agent deleted while chats are created for it: no answer is a 5xx, and the chat counter matches what is left', async () => {
     const user = await t.signUp();
-    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: 100_000, limit_per_day: 1_000_000 }).where('id', '=', user.id).execute();
+    await t.setPlan(user.id, { tier: 'enterprise', limit_per_minute: 100_000, limit_per_day: 1_000_000 });
+    const orgId = await t.personalOrgId(user.id);
     t.clock.advance(6_000);
     const auth = bearer(user.tokens.access_token);
     for (let round = 0; round < 5; round++) {
@@ -58,8 +59,8 @@ describe(`caps under concurrent creates, one process (${dialect})`, () => {
       const answers = await Promise.all([...creates, deleted]);
       expect(answers.map((a) => a.statusCode).filter((s) => s >= 500), JSON.stringify(answers.filter((a) => a.statusCode >= 500).map((a) => a.json()))).toEqual([]);
       expect((await deleted).statusCode).toBe(204);
-      const chats = await t.deps.database.db.selectFrom('chats').select('id').where('user_id', '=', user.id).execute();
-      const counted = await t.deps.database.db.selectFrom('users').select('chat_count').where('id', '=', user.id).executeTakeFirstOrThrow();
+      const chats = await t.deps.database.db.selectFrom('chats').select('id').where('org_id', '=', orgId).execute();
+      const counted = await t.deps.database.db.selectFrom('organizations').select('chat_count').where('id', '=', orgId).executeTakeFirstOrThrow();
       expect(Number(counted.chat_count)).toBe(chats.length);
     }
   });

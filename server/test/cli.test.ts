@@ -171,7 +171,7 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
     expect(option!.code).toBe(2);
     expect(option!.stderr).toContain("'--force'");
     expect(missing!.code).toBe(2);
-    expect(missing!.stderr).toContain('Usage: npx gatehouse users set-tier <email> <tier>');
+    expect(missing!.stderr).toContain('Usage: npx gatehouse users set-tier <email|org_id> <tier>');
   }, 120_000);
 
   it('exits 2 with one line naming the variable on a bad configuration', async () => {
@@ -215,11 +215,12 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       server.clock.advance(ACCOUNT_CACHE_TTL_MS);
       const res = await server.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
       expect(res.statusCode, res.body).toBe(200);
-      return res.json() as { tier: string; role: string; limits: { per_minute: number; per_day: number } };
+      return res.json() as { tier: string; role: string; limits: { per_minute: number; per_day: number }; personal_organization_id: string };
     };
+    /** The user's role and their personal organization's plan (what set-tier with an email changes). */
     const row = async () =>
       (await query<{ tier: string; role: string; limit_per_minute: number | null; limit_per_day: number | null; limit_streams: number | null }>(
-        sql`select tier, role, limit_per_minute, limit_per_day, limit_streams from users where email = ${email}`,
+        sql`select o.tier, u.role, o.limit_per_minute, o.limit_per_day, o.limit_streams from users u join organizations o on o.id = u.personal_org_id where u.email = ${email}`,
       ))[0];
 
     beforeAll(async () => {
@@ -258,6 +259,12 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       // Moving to another tier drops the custom limits; back to enterprise, they are gone.
       expect((await cli(['users', 'set-tier', email, 'standard'])).code).toBe(0);
       expect(await row()).toMatchObject({ tier: 'standard', limit_per_minute: null, limit_per_day: null, limit_streams: null });
+      // An organization's id names it directly: here the account's personal one.
+      const orgId = (await me()).personal_organization_id;
+      const byId = await cli(['users', 'set-tier', orgId, 'pro']);
+      expect(byId.code, byId.stderr).toBe(0);
+      expect(byId.stdout).toContain(`(${orgId}) is now pro`);
+      expect(await row()).toMatchObject({ tier: 'pro', limit_per_minute: null, limit_per_day: null, limit_streams: null });
       expect((await cli(['users', 'set-tier', email, 'enterprise', '--per-day', '70'])).code).toBe(0);
       expect(await row()).toMatchObject({ tier: 'enterprise', limit_per_minute: null, limit_per_day: 70 });
       expect(await me()).toMatchObject({ tier: 'enterprise', limits: { per_minute: 1_000, per_day: 70 } });
@@ -265,13 +272,14 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
 
     it('refuses a bad tier, a bad number or an unknown account with exit 2 and changes nothing', async () => {
       const before = await row();
-      const [tier, zero, word, negative, huge, nobody] = await Promise.all([
+      const [tier, zero, word, negative, huge, nobody, noOrg] = await Promise.all([
         cli(['users', 'set-tier', email, 'gold']),
         cli(['users', 'set-tier', email, 'enterprise', '--per-minute', '0']),
         cli(['users', 'set-tier', email, 'enterprise', '--per-minute', 'abc']),
         cli(['users', 'set-tier', email, 'enterprise', '--per-day=-5']),
         cli(['users', 'set-tier', email, 'enterprise', '--per-day', '99999999999']),
         cli(['users', 'set-tier', 'nobody@example.com', 'pro']),
+        cli(['users', 'set-tier', 'org_01m80h15sxexf8nyy2raa7xwfh', 'pro']),
       ]);
       expect(tier!.code).toBe(2);
       expect(tier!.stderr).toContain('unknown tier "gold"');
@@ -283,6 +291,8 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       }
       expect(nobody!.code).toBe(2);
       expect(nobody!.stderr).toContain('no account with email nobody@example.com');
+      expect(noOrg!.code).toBe(2);
+      expect(noOrg!.stderr).toContain('no organization with id org_01m80h15sxexf8nyy2raa7xwfh');
       expect(await row()).toEqual(before);
     }, 120_000);
 

@@ -11,37 +11,39 @@ describe(`event numbering (${dialect})`, () => {
   });
   afterAll(() => t.close());
 
-  const seqs = async (userId: string) =>
-    (await t.deps.database.db.selectFrom('events').select(['seq', 'data']).where('user_id', '=', userId).orderBy('seq').execute())
+  const seqs = async (orgId: string) =>
+    (await t.deps.database.db.selectFrom('events').select(['seq', 'data']).where('org_id', '=', orgId).orderBy('seq').execute())
       .filter((e) => e.seq !== null && JSON.parse(e.data).n !== undefined)
       .map((e) => [Number(e.seq), JSON.parse(e.data).n as number]);
 
   it('numbers committed events 1, 2, 3… in insertion order, in steps, and never renumbers', async () => {
     const user = await t.register();
+    const orgId = await t.personalOrgId(user.id); // events are numbered per organization; recordEvent's userId means the personal one
     const { db } = t.deps.database;
     const record = (n: number) => db.transaction().execute((trx) => recordEvent(trx, t.clock, { userId: user.id, type: 'agent.updated', data: { n } }));
     const sequencer = createEventSequencer({ db, dialect: t.deps.database.dialect, batch: 3 });
-    const before = await sequencer.sequence(user.id); // the sign-up's own events, if any
+    const before = await sequencer.sequence(orgId); // the sign-up's own events, if any
     for (let n = 1; n <= 7; n++) await record(n);
-    expect(await sequencer.sequence(user.id)).toBe(before + 7);
-    expect(await seqs(user.id)).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => [before + n, n]));
+    expect(await sequencer.sequence(orgId)).toBe(before + 7);
+    expect(await seqs(orgId)).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => [before + n, n]));
 
     for (let n = 8; n <= 9; n++) await record(n);
-    expect(await sequencer.sequence(user.id)).toBe(before + 9);
-    expect(await sequencer.sequence(user.id)).toBe(before + 9); // nothing pending: nothing changes
-    expect(await seqs(user.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [before + n, n]));
+    expect(await sequencer.sequence(orgId)).toBe(before + 9);
+    expect(await sequencer.sequence(orgId)).toBe(before + 9); // nothing pending: nothing changes
+    expect(await seqs(orgId)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [before + n, n]));
   });
 
   it('gives each event one number when numberings race', async () => {
     const user = await t.register();
+    const orgId = await t.personalOrgId(user.id); // events are numbered per organization; recordEvent's userId means the personal one
     const { db } = t.deps.database;
     const sequencer = createEventSequencer({ db, dialect: t.deps.database.dialect, batch: 2 });
-    const before = await sequencer.sequence(user.id);
+    const before = await sequencer.sequence(orgId);
     const writes = Array.from({ length: 20 }, (_, n) => db.transaction().execute((trx) => recordEvent(trx, t.clock, { userId: user.id, type: 'agent.updated', data: { n } })));
-    const numberings = Array.from({ length: 5 }, () => sequencer.sequence(user.id));
+    const numberings = Array.from({ length: 5 }, () => sequencer.sequence(orgId));
     await Promise.all([...writes, ...numberings]);
-    expect(await sequencer.sequence(user.id)).toBe(before + 20);
-    const numbered = (await seqs(user.id)).map(([seq]) => seq);
+    expect(await sequencer.sequence(orgId)).toBe(before + 20);
+    const numbered = (await seqs(orgId)).map(([seq]) => seq);
     expect(numbered).toEqual(Array.from({ length: 20 }, (_, i) => before + i + 1));
   });
 });

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createDependencies, type Dependencies } from '../src/dependencies.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { createLogger } from '../src/infra/logger.js';
+import type { OrganizationsTable } from '../src/infra/db/schema.js';
 
 /**
  * A fresh app on a fresh database for each test file (or test): in-memory SQLite by default,
@@ -23,6 +24,10 @@ export interface TestApp {
   login(email: string, password: string, headers?: Record<string, string>): Promise<TokenPair>;
   /** Marks the account's address confirmed, as following its mailed link does (adding a way in needs it). */
   confirmEmail(userId: string): Promise<void>;
+  /** The user's personal organization: what their resources belong to (`org_id`) and where their tier and limits are. */
+  personalOrgId(userId: string): Promise<string>;
+  /** Sets the tier or custom limits of the user's personal organization, as the admin API does, and drops its cached row. */
+  setPlan(userId: string, plan: Partial<Pick<OrganizationsTable, 'tier' | 'limit_per_minute' | 'limit_per_day' | 'limit_streams'>>): Promise<void>;
   /** Register and log in a fresh user. */
   signUp(input?: Partial<{ email: string; password: string; name: string }>): Promise<{ email: string; password: string; id: string; tokens: TokenPair }>;
   close(): Promise<void>;
@@ -93,11 +98,21 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
     return res.json();
   }
 
+  async function personalOrgId(userId: string): Promise<string> {
+    const row = await deps.database.db.selectFrom('users').select('personal_org_id').where('id', '=', userId).executeTakeFirstOrThrow();
+    return row.personal_org_id;
+  }
+
   return {
-    app, deps, config, clock, logs, request, register, login,
+    app, deps, config, clock, logs, request, register, login, personalOrgId,
     async confirmEmail(userId) {
       await deps.database.db.updateTable('users').set({ email_verified: 1 }).where('id', '=', userId).execute();
       await deps.accounts.changed(userId);
+    },
+    async setPlan(userId, plan) {
+      const orgId = await personalOrgId(userId);
+      await deps.database.db.updateTable('organizations').set(plan).where('id', '=', orgId).execute();
+      await deps.organizationCache.changed(orgId);
     },
     async signUp(input) {
       const user = await register(input);

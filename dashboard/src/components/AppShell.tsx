@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useSession } from '../lib/session.tsx';
 import { Link } from './Link.tsx';
+import { OrganizationSwitcher } from './OrganizationSwitcher.tsx';
 
 const NAV = [
   { href: '/', label: 'Overview', match: (p: string) => p === '/' },
@@ -33,6 +34,7 @@ export function AppShell({ path, children }: { path: string; children: Component
             ))}
           </ul>
         </nav>
+        <OrganizationSwitcher />
         <div class="account">
           <span class="account-email" title={me?.email}>
             {me?.email}
@@ -42,7 +44,8 @@ export function AppShell({ path, children }: { path: string; children: Component
           </button>
         </div>
       </header>
-      <main id="main" class="page" tabIndex={-1}>
+      {/* Keyed by the organization acted for: switching remounts the page, which loads its data again. */}
+      <main id="main" class="page" tabIndex={-1} key={me?.organization.id}>
         {children}
       </main>
     </>

@@ -1,7 +1,17 @@
 import { createGatehouse, webStorageTokenStore, type Schemas } from '@gatehouse/sdk';
 
-export type { Agent, ApiKey, Chat, CreatedApiKey, CreatedWebhookEndpoint, Me, Message, Session, StreamEvent, Usage, WebhookEndpoint } from '@gatehouse/sdk';
+export type { Agent, ApiKey, AuditEvent, Chat, CreatedApiKey, CreatedWebhookEndpoint, Invitation, Me, Member, Message, Organization, OrganizationRole, Session, StreamEvent, Usage, WebhookEndpoint } from '@gatehouse/sdk';
 export type UsageHistory = Schemas['UsageHistory'];
+
+/** Weakest first; each role can do what the ones before it can. */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export const ROLE_HINTS: Record<(typeof ROLES)[number], string> = {
+  viewer: 'reads agents and chats',
+  member: 'also creates and uses agents and chats',
+  admin: 'also manages members, API keys and webhooks',
+  owner: 'also deletes the organization and makes owners',
+};
+export const atLeast = (role: string | undefined, least: (typeof ROLES)[number]) => role !== undefined && ROLES.indexOf(role as (typeof ROLES)[number]) >= ROLES.indexOf(least);
 
 export const SCOPES = ['agents:read', 'agents:write', 'chats:read', 'chats:write', 'webhooks:read', 'webhooks:write', 'usage:read'] as const;
 

@@ -3,6 +3,7 @@ import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'p
 import { mfaChallengeOf, type MfaChallenge } from '@gatehouse/sdk';
 import { gatehouse, onSessionChange, TOKEN_STORAGE_KEY, type Me } from './api.ts';
 import { describeError, endsSession, type ErrorView } from './errors.ts';
+import { applyRememberedOrganization, loadMe } from './organization-choice.ts';
 import { getPasskey } from './passkeys.ts';
 
 type Status = 'loading' | 'signed-out' | 'signed-in';
@@ -56,8 +57,13 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   }, []);
 
   const refreshMe = useCallback(async () => {
-    setMe(await gatehouse.me.get());
+    setMe(await loadMe());
     setStatus('signed-in');
+  }, []);
+  /** Just signed in (or a stored session found): in the organization chosen last. */
+  const enter = useCallback(async () => {
+    applyRememberedOrganization();
+    await refreshMe();
   }, []);
 
   // Only a refused session signs out; a server or network failure keeps it and says so.
@@ -65,7 +71,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     setUnavailable(null);
     // No stored session: signed out without asking the server (no 401 in the console).
     void gatehouse.session.get().then((stored) =>
-      stored ? refreshMe().catch((error: unknown) => (endsSession(error) ? signedOut(null) : setUnavailable(describeError(error)))) : signedOut(null));
+      stored ? enter().catch((error: unknown) => (endsSession(error) ? signedOut(null) : setUnavailable(describeError(error)))) : signedOut(null));
   }, []);
 
   useEffect(() => {
@@ -77,7 +83,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     const onStorage = (event: StorageEvent) => {
       if (event.key !== TOKEN_STORAGE_KEY && event.key !== null) return;
       if (!event.newValue && statusRef.current === 'signed-in') signedOut('You logged out in another tab.');
-      else if (event.newValue && statusRef.current === 'signed-out') refreshMe().catch(() => {});
+      else if (event.newValue && statusRef.current === 'signed-out') enter().catch(() => {});
     };
     window.addEventListener('storage', onStorage);
     return () => {
@@ -96,7 +102,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       throw error;
     }
     setNotice(null);
-    await refreshMe();
+    await enter();
     return null;
   };
 
@@ -108,12 +114,12 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       const { challenge_id, options } = await gatehouse.auth.passkeyLoginOptions();
       await gatehouse.auth.passkeyLogin({ challenge_id, credential: await getPasskey(options) });
       setNotice(null);
-      await refreshMe();
+      await enter();
     },
     async completeMfa(mfaToken, proof) {
       await gatehouse.auth.verifyMfa({ mfa_token: mfaToken, ...proof });
       setNotice(null);
-      await refreshMe();
+      await enter();
     },
     async logOut() {
       try {

@@ -6,8 +6,8 @@ export interface RunningServer {
   localhostBase: string;
   /** Everything the server printed so far (JSON log lines; mails are logged without SMTP_URL). */
   output(): string;
-  /** The token of the newest mailed link to `page` (`verify-email`, `reset-password`). */
-  mailedToken(page: 'verify-email' | 'reset-password'): string | null;
+  /** The token of the newest mailed link to `page` (`verify-email`, `reset-password`, `accept-invitation`). */
+  mailedToken(page: 'verify-email' | 'reset-password' | 'accept-invitation'): string | null;
   stop(): Promise<void>;
 }
 

@@ -8,7 +8,7 @@
  * parsed were handed out, so a slow consumer holds at most one chunk's events in memory (on
  * XMLHttpRequest, see xhr-transport.ts for its bound).
  */
-import { refreshMayCure } from '../core.js';
+import { refreshMayCure, withOrganization } from '../core.js';
 import { GatehouseError } from '../errors.js';
 import { buildUrl, type HttpConfig } from '../http.js';
 import type { SessionManager } from '../session.js';
@@ -62,6 +62,8 @@ export interface StreamConfig {
   http: HttpConfig;
   sessions: SessionManager;
   apiKey?: string | undefined;
+  /** The organization a session's streams act for; null: the personal one. Read once, when a stream opens. */
+  organization: () => string | null;
   /** Limit for the server to answer each connection attempt; 0: none. */
   timeoutMs: number;
   /** The client was given its own fetch: `auto` uses it wherever fetch can stream. */
@@ -101,9 +103,13 @@ export function openStream(config: StreamConfig, request: OpenStreamRequest): Ev
   if (request.signal?.aborted) stop();
   else request.signal?.addEventListener('abort', stop, { once: true });
 
-  const headersFor = (token: string | null): Record<string, string> => {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
+  // A stream follows what it was opened for: switching the client's organization later does not move it.
+  const organization = config.organization();
+  const headersFor = (sessionToken: string | null): Record<string, string> => {
+    const token = sessionToken ?? config.apiKey ?? null;
+    let headers: Record<string, string> = { accept: 'text/event-stream' };
     if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (sessionToken !== null) headers = withOrganization(headers, organization);
     if (lastEventId !== null) headers['last-event-id'] = lastEventId;
     return headers;
   };
@@ -122,7 +128,7 @@ export function openStream(config: StreamConfig, request: OpenStreamRequest): Ev
           // A stored session wins over the API key, as for every other call (core.ts).
           const sessionToken = await config.sessions.accessToken(lifetime.signal);
           try {
-            connection = await connect({ transport, url, headers: headersFor(sessionToken ?? config.apiKey ?? null), signal: lifetime.signal, openTimeoutMs: config.timeoutMs, idleTimeoutMs });
+            connection = await connect({ transport, url, headers: headersFor(sessionToken), signal: lifetime.signal, openTimeoutMs: config.timeoutMs, idleTimeoutMs });
           } catch (error) {
             if (refreshedAfter401 || sessionToken === null || !refreshMayCure(error)) throw error;
             // Expired early (clock skew) or replaced: refresh once and open again.

@@ -3,7 +3,10 @@ import type { Limits } from './tiers.js';
 
 /** Who is calling, resolved once per request by the authenticate hook. */
 export interface AuthContext {
+  /** The user acting: the access token's, or the member who created the API key. */
   userId: string;
+  /** The organization an API key acts for (an access token chooses its own per request). */
+  orgId?: string;
   /** Present for access tokens from a login; null for API keys. */
   sessionId: string | null;
   credential: 'access_token' | 'api_key';
@@ -28,7 +31,8 @@ export class RefusedCredential extends AppError {
   constructor(
     code: 'invalid_token' | 'token_expired',
     detail: string,
-    readonly owner: { userId: string; apiKeyId: string | null },
+    /** orgId null: an access token's (it names no organization; the history counts it for the user's personal one). */
+    readonly owner: { userId: string; orgId: string | null; apiKeyId: string | null },
   ) {
     super(code, detail);
   }

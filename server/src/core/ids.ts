@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   securityEvent: 'sev',
   passkey: 'psk',
   identity: 'idn',
+  organization: 'org',
+  invitation: 'inv',
+  auditEvent: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

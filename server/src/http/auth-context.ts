@@ -2,6 +2,7 @@ import type { RateDecision } from '../modules/limits/rate-limiter.js';
 import type { Scope } from '../core/scopes.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { AuthContext } from '../core/credentials.js';
+import type { Membership } from '../modules/organizations/organization-cache.js';
 
 export type { AuthContext };
 
@@ -41,5 +42,7 @@ declare module 'fastify' {
     rateLimit: RateDecision | null;
     /** The caller's account row as authentication loaded it (set with auth). */
     account: UserRow | null;
+    /** The organization the request acts for and the caller's role in it (set with auth). */
+    organization: Membership | null;
   }
 }

@@ -2,6 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { Clock } from '../infra/clock.js';
 import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
+import type { Membership, OrganizationCache } from '../modules/organizations/organization-cache.js';
+import { ROLE_SCOPES, roleForScope, type OrgRole } from '../core/roles.js';
+import { isId } from '../core/ids.js';
+import { clientOf } from '../core/client-info.js';
+import type { AuditActor } from '../modules/organizations/audit-log.js';
 import type { UserRow } from '../modules/users/users.repository.js';
 import type { RateDecision, RateLimiter } from '../modules/limits/rate-limiter.js';
 import { limitsFor } from '../core/tiers.js';
@@ -22,13 +27,15 @@ export interface AuthenticateDeps {
   revocations: RevocationList;
   apiKeys: ApiKeyVerifier;
   accounts: AccountCache;
+  /** The organization a request acts for and the caller's role in it. */
+  organizations: OrganizationCache;
   limiter: RateLimiter;
   /** The abuse limit of the routes that spend no budget. */
   accountRoutes: AccountRouteLimit;
   /** Spends uses of a key that has a number of them (api-keys service). */
   keyUses: { spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }> };
   /** Counts each authenticated request by outcome for the usage history (in memory; written in batches). */
-  usage: { record(userId: string, keyId: string | null, outcome: UsageOutcome): void };
+  usage: { record(orgId: string, keyId: string | null, outcome: UsageOutcome): void };
   clock: Clock;
 }
 
@@ -62,7 +69,7 @@ export function parseBearer(authorization: string | undefined): string {
 const BEARER = /^Bearer +(\S+) *$/i;
 
 function sessionContext(deps: Pick<AuthenticateDeps, 'revocations'>, claims: AccessClaims): AuthContext {
-  if (deps.revocations.isRevoked(claims.sid)) throw new RefusedCredential('invalid_token', 'The session of this token has been revoked.', { userId: claims.sub, apiKeyId: null });
+  if (deps.revocations.isRevoked(claims.sid)) throw new RefusedCredential('invalid_token', 'The session of this token has been revoked.', { userId: claims.sub, orgId: null, apiKeyId: null });
   return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
 }
 
@@ -89,8 +96,14 @@ export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 
   }
 }
 
-/** Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing. */
-export function authorizationFailure(auth: AuthContext, requirement: AuthRequirement, role: string): AppError | undefined {
+/**
+ * Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing.
+ * `role` is the user's role on the service (admin or user), `orgRole` the caller's role in the
+ * organization the request acts for: a credential acts with its own scopes narrowed to what that
+ * role allows (ROLE_SCOPES), so a viewer's token cannot write and a key never does more than the
+ * member who created it may do now.
+ */
+export function authorizationFailure(auth: AuthContext, requirement: AuthRequirement, role: string, orgRole: OrgRole): AppError | undefined {
   if (requirement === 'any') return undefined;
   if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
@@ -105,12 +118,21 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
       required_scope: requirement,
     });
   }
-  if (isServiceScope(requirement) && role !== 'admin') {
-    // A service key works no longer than its maker's role.
-    return new AppError('forbidden', 'Service keys work only while their owner is an administrator.');
+  if (isServiceScope(requirement)) {
+    // A service key works no longer than its maker's role on the service.
+    return role === 'admin' ? undefined : new AppError('forbidden', 'Service keys work only while their owner is an administrator.');
   }
+  if (!ROLE_SCOPES[orgRole].has(requirement)) return insufficientRole(roleForScope(requirement), orgRole);
   return undefined;
 }
+
+/** 403 for a member whose role in the organization is too weak for what they asked. */
+export function insufficientRole(required: OrgRole, actual: OrgRole): AppError {
+  return new AppError('insufficient_role', `This needs the ${required} role in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
+}
+
+/** The header a token names the organization it acts for with (absent: the user's personal one). */
+export const ORGANIZATION_HEADER = 'gatehouse-organization';
 
 function rateLimited(decision: RateDecision): AppError {
   const window = decision.violated === 'day' ? 'day' : 'minute';
@@ -135,6 +157,22 @@ export function usageExceeded(retryAfterSeconds: number | null): AppError {
 }
 
 /**
+ * The organization a request acts for: an API key's own (a header naming another is refused), or
+ * for an access token the one its Gatehouse-Organization header names, by default the user's
+ * personal one. Whether the caller belongs to it is the membership lookup's to say.
+ */
+function organizationOf(request: FastifyRequest, auth: AuthContext, account: UserRow): string | AppError {
+  const named = request.headers[ORGANIZATION_HEADER];
+  if (auth.orgId !== undefined) {
+    if (named !== undefined && named !== auth.orgId) return new AppError('not_a_member', 'An API key acts only for its own organization; leave out Gatehouse-Organization or name that one.');
+    return auth.orgId;
+  }
+  if (named === undefined) return account.personal_org_id;
+  if (typeof named !== 'string' || !isId('organization', named)) return new AppError('invalid_request', 'Gatehouse-Organization must be an organization id (org_…).');
+  return named;
+}
+
+/**
  * The authenticate step of every protected route, as its onRequest hook: parse the header,
  * resolve the credential (cached), load the account (cached), spend one request (one limiter
  * call: the account's budget and the key's own, or on a budget-exempt route its abuse limit),
@@ -146,53 +184,70 @@ export function usageExceeded(retryAfterSeconds: number | null): AppError {
  * by outcome for the usage history (in memory).
  */
 function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode): onRequestHookHandler {
-  /** One request of this credential, by outcome, in the usage history (in memory). */
-  const count = (auth: AuthContext, outcome: UsageOutcome) => deps.usage.record(auth.userId, auth.apiKeyId ?? null, outcome);
-  const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void => {
-    const refused = authorizationFailure(auth, requirement, account.role);
+  /** One request of this credential, by outcome, in the usage history of the organization it acted for (in memory). */
+  const count = (orgId: string, auth: AuthContext, outcome: UsageOutcome) => deps.usage.record(orgId, auth.apiKeyId ?? null, outcome);
+  const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
+    const refused = authorizationFailure(auth, requirement, account.role, membership.role);
     if (refused) {
-      count(auth, 'forbidden');
+      count(membership.org.id, auth, 'forbidden');
       return done(refused);
     }
-    count(auth, 'ok');
+    count(membership.org.id, auth, 'ok');
     request.auth = auth;
     request.account = account;
+    request.organization = membership;
     done();
   };
-  function spendUse(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void {
+  function spendUse(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void {
     deps.keyUses.spendUses(auth.apiKeyId!, 1).then((spent) => {
-      if ('remaining' in spent) return admit(request, done, auth, account);
-      count(auth, 'rate_limited');
+      if ('remaining' in spent) return admit(request, done, auth, account, membership);
+      count(membership.org.id, auth, 'rate_limited');
       done(usageExceeded(spent.retryAfterSeconds));
     }, done);
+  }
+  function withMembership(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership | null, orgId: string): void {
+    if (membership === null) {
+      count(account.personal_org_id, auth, 'forbidden');
+      return done(new AppError('not_a_member', auth.orgId === undefined
+        ? `The caller is not a member of organization ${orgId}.`
+        : 'The member who created this API key no longer belongs to its organization.'));
+    }
+    if (budget === 'exempt') {
+      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, auth, account, membership), (error: unknown) => {
+        count(membership.org.id, auth, 'rate_limited');
+        done(error as Error);
+      });
+      return;
+    }
+    if (budget === 'caller-free') return admit(request, done, auth, account, membership);
+    deps.limiter.consumeThen(membership.org.id, limitsFor(membership.org), (error, decision) => {
+      if (decision === undefined) return done(error as Error);
+      setRateLimitHeaders(reply, decision, deps.clock.now());
+      if (!decision.allowed) {
+        count(membership.org.id, auth, 'rate_limited');
+        return done(rateLimited(decision));
+      }
+      request.rateLimit = decision;
+      // A use is spent only on a request the key may make: a refused scope costs no use.
+      if (auth.usesLimited && authorizationFailure(auth, requirement, account.role, membership.role) === undefined) return spendUse(request, done, auth, account, membership);
+      admit(request, done, auth, account, membership);
+    }, auth.keyBudget && { key: auth.keyBudget });
   }
   function withAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow | undefined): void {
     // The credential outlived its account (deleted): it no longer authenticates anyone.
     if (!account) return done(challenge('invalid_token', 'The account behind this credential no longer exists.'));
     if (account.disabled) {
-      count(auth, 'forbidden');
+      count(auth.orgId ?? account.personal_org_id, auth, 'forbidden');
       return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
     }
-    if (budget === 'exempt') {
-      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, auth, account), (error: unknown) => {
-        count(auth, 'rate_limited');
-        done(error as Error);
-      });
-      return;
+    const orgId = organizationOf(request, auth, account);
+    if (orgId instanceof AppError) {
+      count(account.personal_org_id, auth, 'forbidden');
+      return done(orgId);
     }
-    if (budget === 'caller-free') return admit(request, done, auth, account);
-    deps.limiter.consumeThen(auth.userId, limitsFor(account), (error, decision) => {
-      if (decision === undefined) return done(error as Error);
-      setRateLimitHeaders(reply, decision, deps.clock.now());
-      if (!decision.allowed) {
-        count(auth, 'rate_limited');
-        return done(rateLimited(decision));
-      }
-      request.rateLimit = decision;
-      // A use is spent only on a request the key may make: a refused scope costs no use.
-      if (auth.usesLimited && authorizationFailure(auth, requirement, account.role) === undefined) return spendUse(request, done, auth, account);
-      admit(request, done, auth, account);
-    }, auth.keyBudget && { key: auth.keyBudget });
+    const membership = deps.organizations.peek(orgId, auth.userId);
+    if (membership !== undefined) return withMembership(request, reply, done, auth, account, membership, orgId);
+    deps.organizations.get(orgId, auth.userId).then((loaded) => withMembership(request, reply, done, auth, account, loaded, orgId), done);
   }
   function withCredential(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext): void {
     const account = deps.accounts.peek(auth.userId);
@@ -201,7 +256,11 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
   }
   /** A refused credential: counted when it names its owner, answered as a 401 challenge. */
   function refusedCredential(done: HookHandlerDoneFunction, error: unknown): void {
-    if (error instanceof RefusedCredential) deps.usage.record(error.owner.userId, error.owner.apiKeyId, 'unauthorized');
+    if (error instanceof RefusedCredential) {
+      // A refused token names no organization: its user's personal one counts it (when the account is cached; a refusal reads nothing).
+      const orgId = error.owner.orgId ?? deps.accounts.peek(error.owner.userId)?.personal_org_id;
+      if (orgId !== undefined) deps.usage.record(orgId, error.owner.apiKeyId, 'unauthorized');
+    }
     done(asChallenge(error) as Error);
   }
   return settingCommonHeaders(function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
@@ -226,6 +285,7 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimit', null);
   app.decorateRequest('account', null);
+  app.decorateRequest('organization', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     const requirement = route.config?.auth;
     if (!requirement) return;
@@ -239,6 +299,23 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
 export function requireAuth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new AppError('internal_error', 'route used auth without declaring it');
   return request.auth;
+}
+
+/** The organization the request acts for and the caller's role in it (cached at most ACCOUNT_CACHE_TTL_MS). */
+export function requireOrganization(request: FastifyRequest): Membership {
+  if (!request.organization) throw new AppError('internal_error', 'route used auth without declaring it');
+  return request.organization;
+}
+
+/** The id of the organization the request acts for: what every organization-owned query is scoped by. */
+export function actingOrgId(request: FastifyRequest): string {
+  return requireOrganization(request).org.id;
+}
+
+/** The caller as the organization's audit log records them: the member, their key if one was used, and where from. */
+export function auditActorOf(request: FastifyRequest): AuditActor {
+  const auth = requireAuth(request);
+  return { orgId: actingOrgId(request), userId: auth.userId, keyId: auth.apiKeyId ?? null, client: clientOf(request) };
 }
 
 /** The caller's account as the authenticate step loaded it (cached at most ACCOUNT_CACHE_TTL_MS). */

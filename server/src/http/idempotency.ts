@@ -8,6 +8,7 @@ import { AppError } from '../core/errors.js';
 import { matchesFingerprint, requestFingerprint } from './request-fingerprint.js';
 import { addResponses } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
+import { requireOrganization } from './authenticate.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // visible ASCII, like Stripe's
@@ -23,12 +24,12 @@ declare module 'fastify' {
     oneTimeSecretField?: string;
   }
   interface FastifyRequest {
-    idempotency: { userId: string; key: string } | null;
+    idempotency: { orgId: string; key: string } | null;
   }
 }
 
 /**
- * Idempotency-Key on creating POSTs, scoped per account, kept 24 h. The key is claimed (row
+ * Idempotency-Key on creating POSTs, scoped per organization (members share one namespace, like one account), kept 24 h. The key is claimed (row
  * with no response) before the handler runs, so two concurrent requests with one key cannot both
  * create: the second gets 409 conflict. The first's response is stored on send and replayed to
  * every later request with the same key and the same request (request-fingerprint.ts: the parsed
@@ -47,10 +48,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
       throw new AppError('validation_failed', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ field: 'header:/idempotency-key', code: 'invalid_format', message: 'Idempotency-Key must be 1–255 visible ASCII characters.' }] });
     }
-    const userId = request.auth.userId;
+    const orgId = requireOrganization(request).org.id;
     const hash = requestFingerprint(request);
     const now = clock.now();
-    const existing = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', header).executeTakeFirst();
+    const existing = await db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', orgId).where('key', '=', header).executeTakeFirst();
     if (existing && Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS > now) {
       if (!matchesFingerprint(existing.request_hash, request, hash)) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
@@ -60,14 +61,14 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       if (existing.response_location !== null) reply.header('Location', existing.response_location);
       return reply.code(existing.status_code).type(type).send(existing.response_body);
     }
-    if (existing) await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', header).execute();
+    if (existing) await db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('key', '=', header).execute();
     try {
-      await db.insertInto('idempotency_keys').values({ user_id: userId, key: header, request_hash: hash, status_code: null, response_body: null, response_location: null, created_at: isoTime(now) }).execute();
+      await db.insertInto('idempotency_keys').values({ org_id: orgId, key: header, request_hash: hash, status_code: null, response_body: null, response_location: null, created_at: isoTime(now) }).execute();
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       throw error;
     }
-    request.idempotency = { userId, key: header };
+    request.idempotency = { orgId, key: header };
     return undefined;
   }
 
@@ -91,9 +92,9 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     const claimed = request.idempotency;
     if (!claimed) return payload;
     request.idempotency = null;
-    const where = db.updateTable('idempotency_keys').where('user_id', '=', claimed.userId).where('key', '=', claimed.key);
+    const where = db.updateTable('idempotency_keys').where('org_id', '=', claimed.orgId).where('key', '=', claimed.key);
     if (reply.statusCode >= 500) {
-      await db.deleteFrom('idempotency_keys').where('user_id', '=', claimed.userId).where('key', '=', claimed.key).execute();
+      await db.deleteFrom('idempotency_keys').where('org_id', '=', claimed.orgId).where('key', '=', claimed.key).execute();
     } else {
       let body = typeof payload === 'string' ? payload : JSON.stringify(payload);
       const secretField = request.routeOptions.config.oneTimeSecretField;

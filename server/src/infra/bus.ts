@@ -11,7 +11,11 @@ export type BusMessage =
   | { type: 'api-keys-revoked'; hashes: string[] }
   /** A key renamed, narrowed, limited or rolled: instances drop what they cached under these hashes. */
   | { type: 'api-keys-changed'; hashes: string[] }
-  | { type: 'account-changed'; userId: string };
+  | { type: 'account-changed'; userId: string }
+  /** An organization's tier, limits or name changed, or it was deleted. */
+  | { type: 'organization-changed'; orgId: string }
+  /** A member joined, changed role or left: their tokens act in the organization as it now stands. */
+  | { type: 'membership-changed'; orgId: string; userId: string };
 
 export interface Bus {
   publish(message: BusMessage): Promise<void>;

@@ -9,8 +9,9 @@ describe(`account events in the outbox (${dialect})`, () => {
   });
   afterAll(() => t.close());
 
+  /** The events of the user's personal organization, where account-level events of the user go. */
   const eventsOf = async (userId: string) =>
-    (await t.deps.database.db.selectFrom('events').select(['id', 'type', 'data']).where('user_id', '=', userId).orderBy('id').execute())
+    (await t.deps.database.db.selectFrom('events').select(['id', 'type', 'data']).where('org_id', '=', await t.personalOrgId(userId)).orderBy('id').execute())
       .map((e) => ({ id: e.id, type: e.type, data: JSON.parse(e.data) as Record<string, unknown> }));
 
   it('records api_key.*, user.updated, session.revoked and security.refresh_token_reused, each with a delivery for *', async () => {

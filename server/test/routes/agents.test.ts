@@ -181,7 +181,7 @@ describe(`agents (${dialect})`, () => {
     // A row as stored before: SHA-256 hex of "POST <url>\n<body as sent>", and the answer it got.
     const stored = JSON.stringify({ id: 'agt_01m00000000000000000000000', name: 'Legacy', model: 'm' });
     await t.deps.database.db.insertInto('idempotency_keys').values({
-      user_id: user.id, key: 'legacy-key', request_hash: createHash('sha256').update(`POST /v1/agents\n${JSON.stringify(body)}`).digest('hex'),
+      org_id: await t.personalOrgId(user.id), key: 'legacy-key', request_hash: createHash('sha256').update(`POST /v1/agents\n${JSON.stringify(body)}`).digest('hex'),
       status_code: 201, response_body: stored, created_at: isoTime(t.clock.now()),
     }).execute();
     const replay = await create(body, token, { 'idempotency-key': 'legacy-key' });

@@ -4,13 +4,13 @@ import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 describe(`chats and messages (${dialect})`, () => {
   let t: TestApp;
   let token: string;
-  let userId: string;
+  let orgId: string;
   let agentId: string;
   beforeAll(async () => {
     t = await createTestApp();
     const user = await t.signUp();
     token = user.tokens.access_token;
-    userId = user.id;
+    orgId = await t.personalOrgId(user.id);
     agentId = (await t.request({ method: 'POST', url: '/v1/agents', headers: bearer(token), payload: { name: 'Bot', model: 'm' } })).json().id;
   });
   afterAll(() => t.close());
@@ -36,7 +36,7 @@ describe(`chats and messages (${dialect})`, () => {
   it('records chat.message.created in the outbox in the same transaction, carrying the agent id', async () => {
     const chatId = (await post('/v1/chats', { agent_id: agentId })).json().id as string;
     const message = (await post(`/v1/chats/${chatId}/messages`, { role: 'user', content: 'hello' })).json();
-    const events = await t.deps.database.db.selectFrom('events').selectAll().where('user_id', '=', userId).where('type', '=', 'chat.message.created').execute();
+    const events = await t.deps.database.db.selectFrom('events').selectAll().where('org_id', '=', orgId).where('type', '=', 'chat.message.created').execute();
     const event = events.find((e) => JSON.parse(e.data).id === message.id);
     expect(event).toBeDefined();
     expect(JSON.parse(event!.data)).toEqual({ ...message, agent_id: agentId });

@@ -11,6 +11,7 @@ describe(`outbox retention (${dialect})`, () => {
 
   it('prunes old finished events with their deliveries, and keeps pending and recent ones', async () => {
     const user = await t.signUp();
+    const orgId = await t.personalOrgId(user.id);
     let auth = bearer(user.tokens.access_token);
     const hook = (await t.request({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'http://127.0.0.1:9/h', events: ['agent.*'] } })).json();
     await t.deps.webhooks.worker.stop(); // keep deliveries exactly as this test sets them
@@ -18,7 +19,7 @@ describe(`outbox retention (${dialect})`, () => {
     const makeAgent = async (name: string) => (await t.request({ method: 'POST', url: '/v1/agents', headers: auth, payload: { name, model: 'm' } })).json().id as string;
     await makeAgent('old-finished');
     await makeAgent('old-pending');
-    const [finished, pending] = await db.selectFrom('events').select(['id', 'data']).where('user_id', '=', user.id).orderBy('id').execute();
+    const [finished, pending] = await db.selectFrom('events').select(['id', 'data']).where('org_id', '=', orgId).orderBy('id').execute();
     await db.updateTable('deliveries').set({ status: 'delivered' }).where('event_id', '=', finished!.id).execute();
     await db.updateTable('deliveries').set({ status: 'pending' }).where('event_id', '=', pending!.id).execute();
     t.clock.advance(EVENT_RETENTION_MS + 60_000);
@@ -27,7 +28,7 @@ describe(`outbox retention (${dialect})`, () => {
 
     const pruned = await createEventRetention({ db, clock: t.clock, onError: (e) => { throw e; } }).pruneOnce();
     expect(pruned).toBeGreaterThanOrEqual(1);
-    const left = (await db.selectFrom('events').select('id').where('user_id', '=', user.id).execute()).map((e) => e.id);
+    const left = (await db.selectFrom('events').select('id').where('org_id', '=', orgId).execute()).map((e) => e.id);
     expect(left).not.toContain(finished!.id);
     expect(left).toContain(pending!.id);
     expect(left).toHaveLength(2);

@@ -342,7 +342,7 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     const [identity] = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(ownToken) })).json().data;
     const last = await t.request({ method: 'DELETE', url: `/v1/users/me/identities/${identity.id}`, headers: bearer(ownToken) });
     expect(last.statusCode).toBe(409);
-    const events = await t.deps.database.db.selectFrom('events').select('type').where('user_id', '=', user.id).execute();
+    const events = await t.deps.database.db.selectFrom('events').select('type').where('org_id', '=', await t.personalOrgId(user.id)).execute();
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['user.identity.linked', 'user.identity.unlinked']));
   });
 

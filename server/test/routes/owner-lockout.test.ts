@@ -13,8 +13,7 @@ describe(`managing the account with the budget used up (${dialect})`, () => {
   afterAll(() => t.close());
 
   async function enterprise(userId: string, perMinute: number, perDay: number): Promise<void> {
-    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: perMinute, limit_per_day: perDay }).where('id', '=', userId).execute();
-    await t.deps.accounts.changed(userId);
+    await t.setPlan(userId, { tier: 'enterprise', limit_per_minute: perMinute, limit_per_day: perDay });
   }
 
   it('lets the owner read, revoke the runaway key, change the password and log out, while platform routes answer 429', async () => {
@@ -95,11 +94,9 @@ describe(`honest waits on 429 (${dialect})`, () => {
 
   it('lowering the minute limit after 60 requests gives a 429 whose Retry-After is at most 60', async () => {
     const user = await t.signUp();
-    await t.deps.database.db.updateTable('users').set({ tier: 'pro' }).where('id', '=', user.id).execute();
-    await t.deps.accounts.changed(user.id);
+    await t.setPlan(user.id, { tier: 'pro' });
     for (let i = 0; i < 60; i++) expect((await t.request({ method: 'GET', url: '/v1/agents', headers: bearer(user.tokens.access_token) })).statusCode).toBe(200);
-    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: 5, limit_per_day: 100_000 }).where('id', '=', user.id).execute();
-    await t.deps.accounts.changed(user.id);
+    await t.setPlan(user.id, { tier: 'enterprise', limit_per_minute: 5, limit_per_day: 100_000 });
     const refused = await t.request({ method: 'GET', url: '/v1/agents', headers: bearer(user.tokens.access_token) });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().window).toBe('minute');
@@ -109,8 +106,7 @@ describe(`honest waits on 429 (${dialect})`, () => {
 
   it("a 429's Retry-After, RateLimit t and X-RateLimit-Reset all name the moment the next request is admitted", async () => {
     const user = await t.signUp();
-    await t.deps.database.db.updateTable('users').set({ tier: 'enterprise', limit_per_minute: 3, limit_per_day: 100_000 }).where('id', '=', user.id).execute();
-    await t.deps.accounts.changed(user.id);
+    await t.setPlan(user.id, { tier: 'enterprise', limit_per_minute: 3, limit_per_day: 100_000 });
     const get = () => t.request({ method: 'GET', url: '/v1/agents', headers: bearer(user.tokens.access_token) });
     for (let i = 0; i < 3; i++) expect((await get()).statusCode).toBe(200);
     const refused = await get();

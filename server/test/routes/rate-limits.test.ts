@@ -100,7 +100,7 @@ describe(`per-account rate limits (${dialect})`, () => {
     const midnight = Math.ceil((Math.floor(t.clock.now() / 86_400_000) + 1) * 86_400) - Math.floor(t.clock.now() / 1000);
     expect(Math.abs(Number(refused.headers['retry-after']) - midnight)).toBeLessThanOrEqual(1);
     // The next UTC day starts a fresh count (an API key, since the access token will have expired by then).
-    const keyRow = await t.deps.apiKeys.create(user.id, 'user', { name: 'tomorrow' });
+    const keyRow = await t.deps.apiKeys.create({ userId: user.id, serviceRole: 'user', orgId: await t.personalOrgId(user.id), orgRole: 'owner' }, { name: 'tomorrow' });
     t.clock.advance(Number(refused.headers['retry-after']) * 1000);
     const tomorrow = await get(keyRow.key);
     expect(tomorrow.statusCode).toBe(200);

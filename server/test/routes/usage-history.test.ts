@@ -46,28 +46,31 @@ describe(`usage history (${dialect})`, () => {
     const [reader, ...rest] = keys;
     const history = (query: Record<string, string> = {}, as = reader!.key) =>
       t.request({ method: 'GET', url: '/v1/usage/history', query, headers: bearer(as) });
-    return { user, reader: reader!, keys: rest, history };
+    // What the usage is counted under: the organization the keys act for, the user's personal one.
+    const orgId = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) })).json().personal_organization_id as string;
+    expect(orgId).toBe(await t.personalOrgId(user.id));
+    return { user, orgId, reader: reader!, keys: rest, history };
   }
 
-  const stored = (userId: string, keyId: string, granularity: 'hour' | 'day') =>
+  const stored = (orgId: string, keyId: string, granularity: 'hour' | 'day') =>
     t.deps.database.db.selectFrom('usage_counts').select(['bucket_start', 'ok', 'rate_limited', 'unauthorized', 'forbidden'])
-      .where('user_id', '=', userId).where('key_id', '=', keyId).where('granularity', '=', granularity).orderBy('bucket_start').execute()
+      .where('org_id', '=', orgId).where('key_id', '=', keyId).where('granularity', '=', granularity).orderBy('bucket_start').execute()
       .then((rows) => rows.map((r) => ({ bucket_start: r.bucket_start, ok: Number(r.ok), rate_limited: Number(r.rate_limited), unauthorized: Number(r.unauthorized), forbidden: Number(r.forbidden) })));
 
   it('reads back per hour and per day, per key and for the account, every bucket listed, oldest first', async () => {
-    const { user, keys: [k1, k2], history } = await account(['k1', 'k2']);
+    const { orgId, keys: [k1, k2], history } = await account(['k1', 'k2']);
     // Two hours at the end of a later day, then just past midnight.
     const day = bucketOf(t.clock.now(), 'day') + DAY_MS;
     moveTo(day + 22 * HOUR_MS + 5 * MINUTE_MS);
-    for (let i = 0; i < 3; i++) counter.record(user.id, k1!.id, 'ok');
-    counter.record(user.id, k1!.id, 'rate_limited');
-    counter.record(user.id, null, 'ok');
-    counter.record(user.id, null, 'ok');
-    counter.record(user.id, k2!.id, 'forbidden');
+    for (let i = 0; i < 3; i++) counter.record(orgId, k1!.id, 'ok');
+    counter.record(orgId, k1!.id, 'rate_limited');
+    counter.record(orgId, null, 'ok');
+    counter.record(orgId, null, 'ok');
+    counter.record(orgId, k2!.id, 'forbidden');
     moveTo(day + 23 * HOUR_MS + 59 * MINUTE_MS);
-    counter.record(user.id, k1!.id, 'unauthorized');
-    counter.record(user.id, k1!.id, 'unauthorized');
-    counter.record(user.id, null, 'forbidden');
+    counter.record(orgId, k1!.id, 'unauthorized');
+    counter.record(orgId, k1!.id, 'unauthorized');
+    counter.record(orgId, null, 'forbidden');
     // Nothing flushed yet: the read flushes, after midnight. The counts keep the hour they were made in.
     moveTo(day + DAY_MS + 5 * MINUTE_MS);
 
@@ -113,17 +116,17 @@ describe(`usage history (${dialect})`, () => {
   });
 
   it('adds to what is stored: flushes from many instances sum up', async () => {
-    const { user, keys: [k1], history } = await account(['k1']);
+    const { orgId, keys: [k1], history } = await account(['k1']);
     const hour = bucketOf(t.clock.now(), 'hour') + HOUR_MS;
     moveTo(hour + MINUTE_MS);
     // A second instance on the same database: its own counter, the same rows.
     const other = createUsageCounter({ repo: createUsageHistoryRepository(t.deps.database.db, t.deps.database.dialect), clock: t.clock, flushMs: 3_600_000, onError: (e) => { throw e; } });
-    counter.record(user.id, k1!.id, 'ok');
-    other.record(user.id, k1!.id, 'ok');
-    other.record(user.id, k1!.id, 'forbidden');
+    counter.record(orgId, k1!.id, 'ok');
+    other.record(orgId, k1!.id, 'ok');
+    other.record(orgId, k1!.id, 'forbidden');
     await Promise.all([counter.flush(), other.flush()]);
-    counter.record(user.id, k1!.id, 'ok');
-    other.record(user.id, k1!.id, 'ok');
+    counter.record(orgId, k1!.id, 'ok');
+    other.record(orgId, k1!.id, 'ok');
     await other.close();
     moveTo(hour + HOUR_MS + MINUTE_MS);
     const data = (await history({ key_id: k1!.id })).json().data;
@@ -131,14 +134,14 @@ describe(`usage history (${dialect})`, () => {
   });
 
   it('writes nothing when counting: one INSERT per flush, in one transaction', async () => {
-    const { user, keys: [k1, k2] } = await account(['k1', 'k2']);
+    const { orgId, keys: [k1, k2] } = await account(['k1', 'k2']);
     await counter.flush();
     const statements = await countStatements(t.deps.database);
     try {
-      const others = Array.from({ length: 50 }, () => newId('user'));
+      const others = Array.from({ length: 50 }, () => newId('organization'));
       for (let i = 0; i < 20_000; i++) {
-        counter.record(user.id, i % 3 === 0 ? k1!.id : i % 3 === 1 ? k2!.id : null, i % 7 === 0 ? 'rate_limited' : 'ok');
-        if (i % 100 === 0) counter.record(others[i % 50]!, null, 'unauthorized'); // accounts that do not exist: dropped at the flush
+        counter.record(orgId, i % 3 === 0 ? k1!.id : i % 3 === 1 ? k2!.id : null, i % 7 === 0 ? 'rate_limited' : 'ok');
+        if (i % 100 === 0) counter.record(others[i % 50]!, null, 'unauthorized'); // organizations that do not exist: dropped at the flush
       }
       // Anything record() started would have run by now.
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -157,62 +160,64 @@ describe(`usage history (${dialect})`, () => {
     } finally {
       statements.stop();
     }
-    const keyDay = await stored(user.id, k1!.id, 'day');
+    const keyDay = await stored(orgId, k1!.id, 'day');
     expect(keyDay.reduce((sum, r) => sum + r.ok + r.rate_limited, 0)).toBe(6667);
-    const totalDay = await stored(user.id, '', 'day');
+    const totalDay = await stored(orgId, '', 'day');
     expect(totalDay.reduce((sum, r) => sum + r.ok + r.rate_limited + r.unauthorized + r.forbidden, 0)).toBeGreaterThanOrEqual(20_000);
-    const totalHour = await stored(user.id, '', 'hour');
+    const totalHour = await stored(orgId, '', 'hour');
     expect(totalHour.reduce((sum, r) => sum + r.rate_limited, 0)).toBeGreaterThanOrEqual(Math.ceil(20_000 / 7));
   });
 
   it('keeps the counts of a flush that failed, and writes them with the next', async () => {
-    const { user: a } = await account([]);
-    const { user: b } = await account([]);
+    const { orgId: a } = await account([]);
+    const { orgId: b } = await account([]);
     const [keyA, keyB] = [newId('apiKey'), newId('apiKey')];
     await counter.flush();
-    const allow = await refuseInserts(t, 'usage_counts', 'user_id', a.id);
+    const allow = await refuseInserts(t, 'usage_counts', 'org_id', a);
     try {
-      counter.record(a.id, keyA, 'ok');
-      counter.record(b.id, keyB, 'forbidden');
+      counter.record(a, keyA, 'ok');
+      counter.record(b, keyB, 'forbidden');
       await expect(counter.flush()).rejects.toThrow(/refused by test/);
       // Counted meanwhile: added to what was put back.
-      counter.record(a.id, keyA, 'ok');
-      expect(await stored(b.id, keyB, 'hour')).toEqual([]); // the whole batch failed, b's counts too
+      counter.record(a, keyA, 'ok');
+      expect(await stored(b, keyB, 'hour')).toEqual([]); // the whole batch failed, b's counts too
     } finally {
       await allow();
     }
     await counter.flush();
-    const [keyHour] = await stored(a.id, keyA, 'hour');
+    const [keyHour] = await stored(a, keyA, 'hour');
     expect(keyHour).toMatchObject({ ok: 2, rate_limited: 0, unauthorized: 0, forbidden: 0 });
-    expect((await stored(b.id, keyB, 'hour')).map((r) => r.forbidden)).toEqual([1]);
+    expect((await stored(b, keyB, 'hour')).map((r) => r.forbidden)).toEqual([1]);
   });
 
   it('runs one flush at a time: concurrent flushes write every count once', async () => {
-    const { user } = await account([]);
+    const { orgId } = await account([]);
     const keyId = newId('apiKey');
     await counter.flush();
     const flushes: Promise<void>[] = [];
     for (let i = 0; i < 5; i++) {
-      for (let j = 0; j < 10; j++) counter.record(user.id, keyId, 'ok');
+      for (let j = 0; j < 10; j++) counter.record(orgId, keyId, 'ok');
       flushes.push(counter.flush());
     }
     await Promise.all(flushes);
-    const rows = await stored(user.id, keyId, 'hour');
+    const rows = await stored(orgId, keyId, 'hour');
     expect(rows.reduce((sum, r) => sum + r.ok, 0)).toBe(50);
   });
 
   it('drops the counts of an account deleted before the flush (its rows went with it)', async () => {
-    const { user: gone } = await account([]);
-    const { user: kept } = await account([]);
+    const gone = await account([]);
+    const kept = await account([]);
     const keyId = newId('apiKey');
     await counter.flush();
-    counter.record(gone.id, keyId, 'ok');
-    counter.record(kept.id, keyId, 'ok');
-    await t.deps.database.db.deleteFrom('users').where('id', '=', gone.id).execute();
+    counter.record(gone.orgId, keyId, 'ok');
+    counter.record(kept.orgId, keyId, 'ok');
+    // Deleting the account deletes its personal organization, and the organization's rows with it.
+    await t.deps.users.delete(gone.user.id, gone.user.password);
+    expect(await t.deps.database.db.selectFrom('organizations').select('id').where('id', '=', gone.orgId).execute()).toEqual([]);
     await counter.flush();
     await counter.flush(); // nothing was put back to fail again
-    expect(await stored(gone.id, '', 'hour')).toEqual([]);
-    expect((await stored(kept.id, keyId, 'day')).map((r) => r.ok)).toEqual([1]);
+    expect(await stored(gone.orgId, '', 'hour')).toEqual([]);
+    expect((await stored(kept.orgId, keyId, 'day')).map((r) => r.ok)).toEqual([1]);
   });
 
   it('answers 404 for a key that is not one of the account\'s, and shows a revoked key\'s history', async () => {
@@ -262,20 +267,20 @@ describe(`usage history (${dialect})`, () => {
   });
 
   it('prunes hour buckets after 7 days and day buckets after 90', async () => {
-    const { user } = await account([]);
+    const { orgId } = await account([]);
     const repo = createUsageHistoryRepository(t.deps.database.db, t.deps.database.dialect);
     const now = t.clock.now();
     const hour = bucketOf(now, 'hour');
     const today = bucketOf(now, 'day');
-    const row = (granularity: 'hour' | 'day', start: number) => ({ user_id: user.id, key_id: 'key_x', granularity, bucket_start: isoTime(start), ok: 1, rate_limited: 0, unauthorized: 0, forbidden: 0 });
+    const row = (granularity: 'hour' | 'day', start: number) => ({ org_id: orgId, key_id: 'key_x', granularity, bucket_start: isoTime(start), ok: 1, rate_limited: 0, unauthorized: 0, forbidden: 0 });
     await repo.add([
       row('hour', hour - 168 * HOUR_MS), row('hour', hour - 167 * HOUR_MS), row('hour', hour - 200 * HOUR_MS),
       row('day', today - 90 * DAY_MS), row('day', today - 89 * DAY_MS), row('day', today - 400 * DAY_MS),
     ]);
     const pruned = await createUsageRetention({ repo, clock: t.clock, onError: (e) => { throw e; } }).pruneOnce();
     expect(pruned).toBeGreaterThanOrEqual(4);
-    expect((await stored(user.id, 'key_x', 'hour')).map((r) => r.bucket_start)).toEqual([isoTime(hour - 167 * HOUR_MS)]);
-    expect((await stored(user.id, 'key_x', 'day')).map((r) => r.bucket_start)).toEqual([isoTime(today - 89 * DAY_MS)]);
+    expect((await stored(orgId, 'key_x', 'hour')).map((r) => r.bucket_start)).toEqual([isoTime(hour - 167 * HOUR_MS)]);
+    expect((await stored(orgId, 'key_x', 'day')).map((r) => r.bucket_start)).toEqual([isoTime(today - 89 * DAY_MS)]);
   });
 
   it('is in the OpenAPI document, spending no budget', async () => {

@@ -14,18 +14,18 @@ import { createTestApp, dialect, type TestApp } from '../harness.js';
  */
 describe(`delivery claims (${dialect})`, () => {
   let t: TestApp;
-  let userId: string;
+  let orgId: string;
   let endpointId: string;
   const extra: DatabaseHandle[] = [];
   const LEASE = 20_000;
   beforeAll(async () => {
     t = await createTestApp();
     await t.deps.webhooks.worker.stop(); // these tests are the only claimers
-    userId = (await t.register()).id;
+    orgId = await t.personalOrgId((await t.register()).id);
     endpointId = newId('webhook');
     const now = isoTime(t.clock.now());
     await t.deps.database.db.insertInto('webhook_endpoints').values({
-      id: endpointId, user_id: userId, url: 'http://127.0.0.1:9/never-called', description: null, events: '*', secret: 'plain:whsec_AAAA',
+      id: endpointId, org_id: orgId, url: 'http://127.0.0.1:9/never-called', description: null, events: '*', secret: 'plain:whsec_AAAA',
       enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
     }).execute();
   });
@@ -37,7 +37,7 @@ describe(`delivery claims (${dialect})`, () => {
   const store = (handle: DatabaseHandle = t.deps.database) =>
     createDeliveryStore({ db: handle.db, dialect: handle.dialect, clock: t.clock, retryDelays: [1], leaseMs: LEASE });
   const record = async (n: number) => {
-    for (let i = 0; i < n; i++) await recordEvent(t.deps.database.db, t.clock, { userId, type: 'webhook.test', data: { i } });
+    for (let i = 0; i < n; i++) await recordEvent(t.deps.database.db, t.clock, { orgId, type: 'webhook.test', data: { i } });
   };
   /** Another "instance": its own pool on the same database (PostgreSQL); SQLite has one writer anyway. */
   async function otherHandle(): Promise<DatabaseHandle> {

@@ -160,11 +160,12 @@ describe(`webhook endpoints API (${dialect})`, () => {
   it('deleting the account removes its endpoints, events and deliveries', async () => {
     const user = await t.signUp();
     const auth = user.tokens.access_token;
+    const orgId = await t.personalOrgId(user.id);
     const id = (await create({ url: PUBLIC_URL, events: ['*'] }, auth)).json().id;
     const db = t.deps.database.db;
     expect((await call('POST', `/v1/webhooks/${id}/test`, undefined, auth)).statusCode).toBe(202);
     const count = async (table: 'webhook_endpoints' | 'deliveries' | 'events') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', user.id).executeTakeFirstOrThrow()).n);
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()).n);
     expect(await count('deliveries')).toBe(1);
     const del = await t.request({ method: 'DELETE', url: '/v1/users/me', headers: bearer(auth), payload: { password: user.password } });
     expect(del.statusCode).toBe(204);

@@ -138,6 +138,7 @@ describe(`webhook delivery (${dialect})`, () => {
     try {
       const user = await app.signUp();
       const auth = user.tokens.access_token;
+      const orgId = await app.personalOrgId(user.id);
       const rx = await receiver();
       const now = new Date().toISOString();
       const ids: string[] = [];
@@ -146,7 +147,7 @@ describe(`webhook delivery (${dialect})`, () => {
         const id = newId('webhook');
         ids.push(id);
         await app.deps.database.db.insertInto('webhook_endpoints').values({
-          id, user_id: user.id, url, description: null, events: 'webhook.test', secret: sealWebhookSecret(newWebhookSecret(), undefined),
+          id, org_id: orgId, url, description: null, events: 'webhook.test', secret: sealWebhookSecret(newWebhookSecret(), undefined),
           enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
         }).execute();
         expect((await call('POST', `/v1/webhooks/${id}/test`, undefined, auth, app)).statusCode).toBe(202);

@@ -3,6 +3,9 @@ import { SETTINGS_SECTIONS, SettingsNav } from '../../components/SettingsNav.tsx
 import { NotFoundPage } from '../NotFoundPage.tsx';
 import { ApiKeyPage } from './ApiKeyPage.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
+import { AuditLogPage } from './AuditLogPage.tsx';
+import { MembersPage } from './MembersPage.tsx';
+import { OrganizationPage } from './OrganizationPage.tsx';
 import { PasswordPage } from './PasswordPage.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
 import { SecurityPage } from './SecurityPage.tsx';
@@ -14,6 +17,9 @@ const SECTIONS: Record<string, () => preact.JSX.Element | null> = {
   '/settings/security': SecurityPage,
   '/settings/sessions': SessionsPage,
   '/settings/api-keys': ApiKeysPage,
+  '/settings/organization': OrganizationPage,
+  '/settings/members': MembersPage,
+  '/settings/audit-log': AuditLogPage,
 };
 
 /** `/settings/api-keys/<id>` → the id; null for any other path (or an id that is not valid percent-encoding). */

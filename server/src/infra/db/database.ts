@@ -9,12 +9,15 @@ import type { Database } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
 import { registerSqlRunner, runThroughKysely, type SqlResult } from './prepared-queries.js';
 import { namedStatementClient } from './named-statements.js';
+import { setMigratingSqlite } from './sqlite-schema-edit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** The better-sqlite3 handle (SQLite only), for the schema edits migrations cannot make through Kysely. */
+  sqlite?: SQLite.Database;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +63,7 @@ function openSqlite(url: string): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
+    sqlite,
     ping: async () => void sqlite.prepare('select 1').get(),
     close: () => db.destroy(),
   };
@@ -126,7 +130,8 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
       ? ((await sql<{ schema: string | null }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema ?? undefined)
       : undefined;
   const migrator = new Migrator({ db: handle.db, provider, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
+  setMigratingSqlite(handle.sqlite ?? null);
+  const { error, results } = await migrator.migrateToLatest().finally(() => setMigratingSqlite(null));
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -17,8 +17,8 @@ describe(`preparedQuery (${url.split(':')[0]})`, () => {
   let database: DatabaseHandle;
   const now = new Date().toISOString();
   const user = (id: string) => ({
-    id, email: `${id}@example.com`, email_normalized: `${id}@example.com`, name: id, password_hash: 'x', tier: 'free', role: 'user',
-    email_verified: 0, disabled: 0, limit_per_minute: null, limit_per_day: null, created_at: now, updated_at: now,
+    id, email: `${id}@example.com`, email_normalized: `${id}@example.com`, name: id, password_hash: 'x', role: 'user',
+    email_verified: 0, disabled: 0, personal_org_id: `org_${id.slice(4)}`, created_at: now, updated_at: now,
   });
 
   beforeAll(async () => {

@@ -10,21 +10,76 @@ export interface UsersTable {
   email_normalized: string;
   name: string;
   password_hash: string;
-  tier: string;
+  /** 'admin' (the operator's staff: admin API, service keys) or 'user'. Not a role in an organization. */
   role: string;
   email_verified: number;
   disabled: number;
-  limit_per_minute: number | null;
-  limit_per_day: number | null;
   created_at: string;
   updated_at: string;
-  /** What the account holds of each capped collection (migration 0007; modules/accounts/account-caps.ts). */
+  /** The organization created with the user (migration 0014): a token acts for it unless told otherwise. */
+  personal_org_id: string;
+  /** Organizations the user belongs to, capped like every other collection (account-caps.ts). */
+  organization_count: Generated<number>;
+}
+
+/**
+ * A team that owns agents, chats, webhooks and API keys, with one tier and one request budget
+ * (migration 0014). Every user has a personal one.
+ */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  /** 1: the user's personal organization (deleted only with the user, who stays its owner). */
+  personal: number;
+  tier: string;
+  limit_per_minute: number | null;
+  limit_per_day: number | null;
+  /** Open live streams allowed at once; null: the tier's number. */
+  limit_streams: number | null;
+  /** What the organization holds of each capped collection (modules/accounts/account-caps.ts). */
   agent_count: Generated<number>;
   chat_count: Generated<number>;
   api_key_count: Generated<number>;
   webhook_count: Generated<number>;
-  /** Open live streams allowed at once; null: the tier's number (migration 0011). */
-  limit_streams: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: 'owner' | 'admin' | 'member' | 'viewer';
+  created_at: string;
+}
+
+/** An invitation by email; the link's token is stored as its SHA-256 and works once, until expires_at. */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  email_normalized: string;
+  role: 'owner' | 'admin' | 'member' | 'viewer';
+  token_hash: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  revoked_at: string | null;
+}
+
+/** Who did what in an organization, from where (actors by id: the record outlives them). */
+export interface AuditEventsTable {
+  id: string;
+  org_id: string;
+  actor_user_id: string | null;
+  actor_key_id: string | null;
+  action: string;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  detail: string; // JSON object
+  created_at: string;
 }
 
 export interface SessionsTable {
@@ -61,6 +116,9 @@ export interface SigningKeysTable {
 
 export interface ApiKeysTable {
   id: string;
+  /** The organization the key acts for. */
+  org_id: string;
+  /** The member who created it: the key's scopes are capped by that member's role. */
   user_id: string;
   name: string;
   secret_hash: string;
@@ -87,7 +145,7 @@ export interface ApiKeysTable {
 
 export interface AgentsTable {
   id: string;
-  user_id: string;
+  org_id: string;
   name: string;
   description: string;
   instructions: string;
@@ -99,7 +157,7 @@ export interface AgentsTable {
 
 export interface ChatsTable {
   id: string;
-  user_id: string;
+  org_id: string;
   agent_id: string;
   title: string | null;
   created_at: string;
@@ -110,7 +168,7 @@ export interface ChatsTable {
 export interface MessagesTable {
   id: string;
   chat_id: string;
-  user_id: string;
+  org_id: string;
   role: string;
   content: string;
   created_at: string;
@@ -122,7 +180,7 @@ export interface MessagesTable {
 
 export interface WebhookEndpointsTable {
   id: string;
-  user_id: string;
+  org_id: string;
   url: string;
   description: string | null;
   events: string; // space-separated patterns
@@ -135,7 +193,7 @@ export interface WebhookEndpointsTable {
 
 export interface EventsTable {
   id: string;
-  user_id: string;
+  org_id: string;
   type: string;
   data: string; // JSON
   created_at: string;
@@ -145,9 +203,9 @@ export interface EventsTable {
   chat_id: string | null;
 }
 
-/** The last event number of each account (migration 0011). */
+/** The last event number of each organization (migration 0011). */
 export interface EventSequencesTable {
-  user_id: string;
+  org_id: string;
   seq: number;
 }
 
@@ -155,7 +213,7 @@ export interface DeliveriesTable {
   id: string;
   event_id: string;
   endpoint_id: string;
-  user_id: string;
+  org_id: string;
   status: string;
   attempts: number;
   next_attempt_at: string | null;
@@ -176,7 +234,7 @@ export interface DeliveryAttemptsTable {
 }
 
 export interface IdempotencyKeysTable {
-  user_id: string;
+  org_id: string;
   key: string;
   request_hash: string;
   status_code: number | null;
@@ -310,7 +368,7 @@ export interface OidcCodesTable {
  * modules/usage/usage-counter.ts). bigint on PostgreSQL, which pg returns as text: read with Number().
  */
 export interface UsageCountsTable {
-  user_id: string;
+  org_id: string;
   /** '' is the account's total (every key and session). */
   key_id: string;
   granularity: 'hour' | 'day';
@@ -324,6 +382,10 @@ export interface UsageCountsTable {
 
 export interface Database {
   users: UsersTable;
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
+  audit_events: AuditEventsTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   signing_keys: SigningKeysTable;

@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.js';
 import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery, type PreparedQuery } from '../../infra/db/prepared-queries.js';
 
-/** The counters beside each account (migration 0007): what it holds of each capped collection. */
+/** The counters beside each organization (migrations 0007, 0014): what it holds of each capped collection. */
 export type AccountCounter = 'agent_count' | 'chat_count' | 'api_key_count' | 'webhook_count';
 
 /** How many of each an account may hold (config: AGENTS_PER_ACCOUNT and the rest). */
@@ -24,8 +24,8 @@ export interface Caps {
  * the delete on the account row) deadlocks on PostgreSQL. SQLite runs one writer at a time: no-op.
  * FOR NO KEY UPDATE does not block the foreign-key checks of inserts that reference the account.
  */
-export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, userId: string): Promise<void> {
-  if (dialect === 'postgres') await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, orgId: string): Promise<void> {
+  if (dialect === 'postgres') await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forNoKeyUpdate().execute();
 }
 
 /**
@@ -34,17 +34,17 @@ export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, u
  * (SQLite) until the transaction ends, so concurrent creates on any number of instances can never
  * together pass the cap. Give the unit back with `releaseCapacity` when the thing is deleted.
  */
-export async function takeCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, cap: number, what: string): Promise<void> {
-  if ((await TAKE[counter].run({ userId, cap }, trx)) === 0) throw new AppError('limit_reached', `An account can hold at most ${cap} ${what}.`, { limit: cap });
+export async function takeCapacity(trx: Kysely<Database>, orgId: string, counter: AccountCounter, cap: number, what: string): Promise<void> {
+  if ((await TAKE[counter].run({ orgId, cap }, trx)) === 0) throw new AppError('limit_reached', `An organization can hold at most ${cap} ${what}.`, { limit: cap });
 }
 
-const takeOne = (counter: AccountCounter) => preparedQuery((q, $: { userId: string; cap: number }) =>
-  q.updateTable('users').set((eb) => ({ [counter]: eb(counter, '+', 1) })).where('id', '=', $.userId).where(counter, '<', $.cap));
-const TAKE: Record<AccountCounter, PreparedQuery<{ userId: string; cap: number }, unknown>> = {
+const takeOne = (counter: AccountCounter) => preparedQuery((q, $: { orgId: string; cap: number }) =>
+  q.updateTable('organizations').set((eb) => ({ [counter]: eb(counter, '+', 1) })).where('id', '=', $.orgId).where(counter, '<', $.cap));
+const TAKE: Record<AccountCounter, PreparedQuery<{ orgId: string; cap: number }, unknown>> = {
   agent_count: takeOne('agent_count'), chat_count: takeOne('chat_count'), api_key_count: takeOne('api_key_count'), webhook_count: takeOne('webhook_count'),
 };
 
 /** Gives back `count` units (a delete, a revoke) in the transaction that removed them. */
-export async function releaseCapacity(trx: Kysely<Database>, userId: string, counter: AccountCounter, count = 1): Promise<void> {
-  if (count > 0) await trx.updateTable('users').set((eb) => ({ [counter]: eb(counter, '-', count) })).where('id', '=', userId).execute();
+export async function releaseCapacity(trx: Kysely<Database>, orgId: string, counter: AccountCounter, count = 1): Promise<void> {
+  if (count > 0) await trx.updateTable('organizations').set((eb) => ({ [counter]: eb(counter, '-', count) })).where('id', '=', orgId).execute();
 }

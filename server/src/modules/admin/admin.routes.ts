@@ -5,7 +5,8 @@ import { assertCursor } from '../../core/pagination.js';
 import { listOf, PageLimit, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { isId } from '../../core/ids.js';
 import { limitsFor, streamCapFor, TIERS } from '../../core/tiers.js';
-import type { UserRow } from '../users/users.repository.js';
+import type { UserWithPlan } from '../users/users.repository.js';
+import type { OrganizationRow } from '../organizations/organizations.repository.js';
 import type { AdminService } from './admin.service.js';
 import { requireAuth } from '../../http/authenticate.js';
 import { clientOf } from '../../core/client-info.js';
@@ -41,12 +42,39 @@ export const AdminUser = Type.Object(
   { $id: 'AdminUser', additionalProperties: false },
 );
 
-function presentAdminUser(row: UserRow) {
+export const AdminOrganization = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    personal: Type.Boolean(),
+    tier: StringEnum(TIERS),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer() }, { additionalProperties: false, description: 'Effective limits' }),
+    custom_limits: Type.Union([Type.Object({
+      per_minute: Type.Union([Type.Integer(), Type.Null()]), per_day: Type.Union([Type.Integer(), Type.Null()]), streams: Type.Union([Type.Integer(), Type.Null()]),
+    }), Type.Null()]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'AdminOrganization', additionalProperties: false },
+);
+
+function customLimitsOf(row: { limit_per_minute: number | null; limit_per_day: number | null; limit_streams: number | null }) {
   const custom = row.limit_per_minute !== null || row.limit_per_day !== null || row.limit_streams !== null;
+  return custom ? { per_minute: row.limit_per_minute, per_day: row.limit_per_day, streams: row.limit_streams } : null;
+}
+
+function presentAdminOrganization(row: OrganizationRow) {
+  return {
+    id: row.id, name: row.name, personal: row.personal === 1, tier: row.tier as (typeof TIERS)[number],
+    limits: { ...limitsFor(row), streams: streamCapFor(row) }, custom_limits: customLimitsOf(row), created_at: row.created_at, updated_at: row.updated_at,
+  };
+}
+
+function presentAdminUser(row: UserWithPlan) {
   return {
     id: row.id, email: row.email, name: row.name, tier: row.tier as (typeof TIERS)[number], role: row.role,
     disabled: row.disabled === 1, email_verified: row.email_verified === 1, limits: { ...limitsFor(row), streams: streamCapFor(row) },
-    custom_limits: custom ? { per_minute: row.limit_per_minute, per_day: row.limit_per_day, streams: row.limit_streams } : null,
+    custom_limits: customLimitsOf(row),
     created_at: row.created_at, updated_at: row.updated_at,
   };
 }
@@ -91,5 +119,33 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
     const updated = await admin.update(request.params.id, request.body);
     await securityLog.record(updated.id, 'account_updated_by_admin', clientOf(request), { admin_id: requireAuth(request).userId, changes: request.body });
     return presentAdminUser(updated);
+  });
+  const OrgParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+  const checkedOrgId = (id: string) => {
+    if (!isId('organization', id)) throw new AppError('not_found', 'No organization with this id.');
+    return id;
+  };
+
+  app.get('/admin/organizations/:id', {
+    config,
+    schema: { tags, operationId: 'adminGetOrganization', summary: 'An organization\'s tier and limits', params: OrgParams, response: { 200: Type.Ref('AdminOrganization'), ...problemResponses([404]) } },
+  }, async (request) => presentAdminOrganization(await admin.getOrganization(checkedOrgId(request.params.id))));
+
+  app.patch('/admin/organizations/:id', {
+    config: { ...config, stepUp: true },
+    schema: {
+      tags, operationId: 'adminUpdateOrganization', summary: 'Change an organization\'s tier or custom limits',
+      description: 'The budget every member and key of the organization spends from. Custom `limits` are for the enterprise tier only (400 otherwise); moving to another tier drops them, and `limits: null` returns to the tier\'s defaults.',
+      params: OrgParams,
+      body: Type.Object({
+        tier: Type.Optional(StringEnum(TIERS)),
+        limits: Type.Optional(Type.Union([LimitsBody, Type.Null()])),
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Type.Ref('AdminOrganization'), ...problemResponses([400, 404, 413, 415]) },
+    },
+  }, async (request) => {
+    const updated = await admin.updateOrganization(checkedOrgId(request.params.id), request.body);
+    await securityLog.record(requireAuth(request).userId, 'organization_updated_by_admin', clientOf(request), { organization_id: updated.id, changes: request.body });
+    return presentAdminOrganization(updated);
   });
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { actingOrgId } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
@@ -21,7 +21,7 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<{ agents: AgentsService }> 
     config: { auth: 'agents:write', idempotent: true, locationHeader: true },
     schema: { tags, operationId: 'createAgent', summary: 'Create an agent', body: CreateAgentBody, response: { 201: Type.Ref('Agent'), ...problemResponses([400, 409, 413, 415, 422]) } },
   }, async (request, reply) => {
-    const row = await agents.create(requireAuth(request).userId, request.body);
+    const row = await agents.create(actingOrgId(request), request.body);
     return reply.code(201).header('Location', `/v1/agents/${row.id}`).send(presentAgent(row));
   });
 
@@ -31,25 +31,25 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<{ agents: AgentsService }> 
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('agent', cursor);
-    const page = await agents.list(requireAuth(request).userId, limit, cursor);
+    const page = await agents.list(actingOrgId(request), limit, cursor);
     return { data: page.rows.map(presentAgent), next_cursor: page.nextCursor };
   });
 
   app.get('/agents/:id', {
     config: { auth: 'agents:read' },
     schema: { tags, operationId: 'getAgent', summary: 'One agent', params: IdParams, response: { 200: Type.Ref('Agent'), ...problemResponses([404]) } },
-  }, async (request) => presentAgent(await agents.get(requireAuth(request).userId, checkedId(request.params.id))));
+  }, async (request) => presentAgent(await agents.get(actingOrgId(request), checkedId(request.params.id))));
 
   app.patch('/agents/:id', {
     config: { auth: 'agents:write' },
     schema: { tags, operationId: 'updateAgent', summary: 'Change an agent', params: IdParams, body: UpdateAgentBody, response: { 200: Type.Ref('Agent'), ...problemResponses([400, 404, 413, 415]) } },
-  }, async (request) => presentAgent(await agents.update(requireAuth(request).userId, checkedId(request.params.id), request.body)));
+  }, async (request) => presentAgent(await agents.update(actingOrgId(request), checkedId(request.params.id), request.body)));
 
   app.delete('/agents/:id', {
     config: { auth: 'agents:write' },
     schema: { tags, operationId: 'deleteAgent', summary: 'Delete an agent with its chats and messages', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
-    await agents.delete(requireAuth(request).userId, checkedId(request.params.id));
+    await agents.delete(actingOrgId(request), checkedId(request.params.id));
     return reply.code(204).send(null);
   });
 };

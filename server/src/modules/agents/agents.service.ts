@@ -13,7 +13,7 @@ import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
 
 export type AgentRow = Selectable<AgentsTable>;
-const AGENT_COLUMNS = ['id', 'user_id', 'name', 'description', 'instructions', 'model', 'metadata', 'created_at', 'updated_at'] as const satisfies readonly (keyof AgentRow)[];
+const AGENT_COLUMNS = ['id', 'org_id', 'name', 'description', 'instructions', 'model', 'metadata', 'created_at', 'updated_at'] as const satisfies readonly (keyof AgentRow)[];
 
 export function presentAgent(row: AgentRow) {
   return {
@@ -22,48 +22,48 @@ export function presentAgent(row: AgentRow) {
   };
 }
 
-const findAgent = preparedQuery((q, $: { userId: string; id: string }) => q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).where('id', '=', $.id));
-const newestAgents = preparedQuery((q, $: { userId: string; limit: number }) => q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).orderBy('id', 'desc').limit($.limit));
-const agentsBefore = preparedQuery((q, $: { userId: string; cursor: string; limit: number }) =>
-  q.selectFrom('agents').selectAll().where('user_id', '=', $.userId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit));
+const findAgent = preparedQuery((q, $: { orgId: string; id: string }) => q.selectFrom('agents').selectAll().where('org_id', '=', $.orgId).where('id', '=', $.id));
+const newestAgents = preparedQuery((q, $: { orgId: string; limit: number }) => q.selectFrom('agents').selectAll().where('org_id', '=', $.orgId).orderBy('id', 'desc').limit($.limit));
+const agentsBefore = preparedQuery((q, $: { orgId: string; cursor: string; limit: number }) =>
+  q.selectFrom('agents').selectAll().where('org_id', '=', $.orgId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit));
 const insertAgent = preparedQuery((q, $: AgentRow) => q.insertInto('agents').values(eachParam($, AGENT_COLUMNS)));
 
-/** Agents belong to one account; every query is scoped by user_id, so another account sees 404. */
+/** Agents belong to one account; every query is scoped by org_id, so another account sees 404. */
 export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: OnEventsCommitted }) {
   const { db, dialect, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
-  const find = (q: Kysely<Database>, userId: string, id: string) => findAgent.first({ userId, id }, q);
+  const find = (q: Kysely<Database>, orgId: string, id: string) => findAgent.first({ orgId, id }, q);
 
   return {
-    async create(userId: string, body: CreateAgentBody): Promise<AgentRow> {
+    async create(orgId: string, body: CreateAgentBody): Promise<AgentRow> {
       const now = isoTime(clock.now());
       const row: AgentRow = {
-        id: newId('agent'), user_id: userId, name: cleanName(body.name), description: body.description ?? '', instructions: body.instructions ?? '',
+        id: newId('agent'), org_id: orgId, name: cleanName(body.name), description: body.description ?? '', instructions: body.instructions ?? '',
         model: body.model, metadata: JSON.stringify(body.metadata ?? {}), created_at: now, updated_at: now,
       };
       const recorded = await db.transaction().execute(async (trx) => {
-        await takeCapacity(trx, userId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
+        await takeCapacity(trx, orgId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
         await insertAgent.run(row, trx);
-        return recordEvent(trx, clock, { userId, type: 'agent.created', data: presentAgent(row) });
+        return recordEvent(trx, clock, { orgId, type: 'agent.created', data: presentAgent(row) });
       });
       deps.onEvent(recorded);
       return row;
     },
 
-    async get(userId: string, id: string): Promise<AgentRow> {
-      const row = await find(db, userId, id);
+    async get(orgId: string, id: string): Promise<AgentRow> {
+      const row = await find(db, orgId, id);
       if (!row) throw notFound();
       return row;
     },
 
-    async list(userId: string, limit: number, cursor?: string) {
-      const rows = cursor ? await agentsBefore.all({ userId, cursor, limit: limit + 1 }, db) : await newestAgents.all({ userId, limit: limit + 1 }, db);
+    async list(orgId: string, limit: number, cursor?: string) {
+      const rows = cursor ? await agentsBefore.all({ orgId, cursor, limit: limit + 1 }, db) : await newestAgents.all({ orgId, limit: limit + 1 }, db);
       return toPage(rows, limit);
     },
 
-    async update(userId: string, id: string, body: UpdateAgentBody): Promise<AgentRow> {
+    async update(orgId: string, id: string, body: UpdateAgentBody): Promise<AgentRow> {
       const { next: updated, recorded } = await db.transaction().execute(async (trx) => {
-        const row = await find(trx, userId, id);
+        const row = await find(trx, orgId, id);
         if (!row) throw notFound();
         const next: AgentRow = {
           ...row,
@@ -74,23 +74,23 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
           ...(body.metadata !== undefined ? { metadata: JSON.stringify(body.metadata) } : {}),
           updated_at: isoTime(clock.now()),
         };
-        await trx.updateTable('agents').set(next).where('id', '=', id).where('user_id', '=', userId).execute();
-        return { next, recorded: await recordEvent(trx, clock, { userId, type: 'agent.updated', data: presentAgent(next) }) };
+        await trx.updateTable('agents').set(next).where('id', '=', id).where('org_id', '=', orgId).execute();
+        return { next, recorded: await recordEvent(trx, clock, { orgId, type: 'agent.updated', data: presentAgent(next) }) };
       });
       deps.onEvent(recorded);
       return updated;
     },
 
     /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
-    async delete(userId: string, id: string): Promise<void> {
+    async delete(orgId: string, id: string): Promise<void> {
       const recorded = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, dialect, userId); // the account first, as every cap change does
-        const chats = await trx.deleteFrom('chats').where('user_id', '=', userId).where('agent_id', '=', id).executeTakeFirst();
-        const result = await trx.deleteFrom('agents').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+        await lockAccount(trx, dialect, orgId); // the account first, as every cap change does
+        const chats = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('agent_id', '=', id).executeTakeFirst();
+        const result = await trx.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();
-        await releaseCapacity(trx, userId, 'agent_count');
-        await releaseCapacity(trx, userId, 'chat_count', Number(chats.numDeletedRows));
-        return recordEvent(trx, clock, { userId, type: 'agent.deleted', data: { id } });
+        await releaseCapacity(trx, orgId, 'agent_count');
+        await releaseCapacity(trx, orgId, 'chat_count', Number(chats.numDeletedRows));
+        return recordEvent(trx, clock, { orgId, type: 'agent.deleted', data: { id } });
       });
       deps.onEvent(recorded);
     },

@@ -89,7 +89,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
   function admit(entry: CachedKey, now: number): AuthContext {
     if (isExpired(entry, now)) {
       throw new RefusedCredential('token_expired', entry.previous ? 'This secret of the API key was replaced by a roll and its grace period is over.' : 'The API key has expired.', {
-        userId: entry.userId, apiKeyId: entry.id,
+        userId: entry.userId, orgId: entry.auth.orgId ?? null, apiKeyId: entry.id,
       });
     }
     // Epoch ms here; turned into timestamps once per batch (API.md allows 60 s of lag).
@@ -145,7 +145,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     const entry: CachedKey = {
       id: row.id, userId: row.user_id, expiresAt, cachedAt: now, previous: graceEndsAt !== null,
       auth: Object.freeze({
-        userId: row.user_id, sessionId: null, credential: 'api_key' as const, scopes: new Set(row.scopes.split(' ').filter(Boolean)),
+        userId: row.user_id, orgId: row.org_id, sessionId: null, credential: 'api_key' as const, scopes: new Set(row.scopes.split(' ').filter(Boolean)),
         apiKeyId: row.id, apiKeyHash: hash, expiresAt,
         keyBudget: ownBudget ? { id: row.id, limits: { per_minute: row.rate_limit_per_minute ?? UNLIMITED, per_day: row.rate_limit_per_day ?? UNLIMITED } } : undefined,
         usesLimited: row.remaining !== null,

@@ -11,35 +11,35 @@ export function createApiKeysRepository(db: Kysely<Database>) {
     /** The key whose present secret, or whose secret before the last roll, has this hash. */
     findByHash: (hash: string) =>
       db.selectFrom('api_keys').selectAll().where((eb) => eb.or([eb('secret_hash', '=', hash), eb('previous_secret_hash', '=', hash)])).executeTakeFirst(),
-    findForUser: (userId: string, id: string) =>
-      db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),
-    listForUser: (userId: string, limit: number, beforeId?: string) => {
-      let q = db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('revoked_at', 'is', null);
+    findInOrg: (orgId: string, id: string) =>
+      db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),
+    listForOrg: (orgId: string, limit: number, beforeId?: string) => {
+      let q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('revoked_at', 'is', null);
       if (beforeId) q = q.where('id', '<', beforeId);
       return q.orderBy('id', 'desc').limit(limit).execute();
     },
     findById: (id: string) => db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst(),
-    /** The user's live key, its row locked until the transaction ends on PostgreSQL. */
-    findForUserLocked: (userId: string, id: string, dialect: DialectName) => {
-      const q = db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).where('revoked_at', 'is', null);
+    /** The organization's live key, its row locked until the transaction ends on PostgreSQL. */
+    findInOrgLocked: (orgId: string, id: string, dialect: DialectName) => {
+      const q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null);
       return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
     },
-    /** The user's live key, changed; undefined when it is not one. */
-    update: (userId: string, id: string, change: Updateable<ApiKeysTable>) =>
-      db.updateTable('api_keys').set(change).where('user_id', '=', userId).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst(),
-    /** Returns the revoked key's hashes (its secret and, within a roll's grace, the one before), or undefined when it was not this user's live key. */
-    revoke: async (userId: string, id: string, nowIso: string) => {
-      const rows = await db.updateTable('api_keys').set({ revoked_at: nowIso }).where('user_id', '=', userId).where('id', '=', id).where('revoked_at', 'is', null)
+    /** The organization's live key, changed; undefined when it is not one. */
+    update: (orgId: string, id: string, change: Updateable<ApiKeysTable>) =>
+      db.updateTable('api_keys').set(change).where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst(),
+    /** Returns the revoked key's hashes (its secret and, within a roll's grace, the one before), or undefined when it was not the organization's live key. */
+    revoke: async (orgId: string, id: string, nowIso: string) => {
+      const rows = await db.updateTable('api_keys').set({ revoked_at: nowIso }).where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null)
         .returning(['secret_hash', 'previous_secret_hash']).execute();
       return rows[0] && hashesOf(rows[0]);
     },
     hashesForUser: (userId: string) =>
       db.selectFrom('api_keys').select(['secret_hash', 'previous_secret_hash']).where('user_id', '=', userId).execute().then((r) => r.flatMap(hashesOf)),
-    /** Every live key of the account; returns the revoked keys' ids and hashes. */
+    /** Every live key the user created, in any organization; returns the revoked keys' ids, organizations and hashes. */
     revokeAllForUser: (userId: string, nowIso: string) =>
       db.updateTable('api_keys').set({ revoked_at: nowIso }).where('user_id', '=', userId).where('revoked_at', 'is', null)
-        .returning(['id', 'secret_hash', 'previous_secret_hash']).execute()
-        .then((rows) => rows.map((row) => ({ id: row.id, hashes: hashesOf(row) }))),
+        .returning(['id', 'org_id', 'secret_hash', 'previous_secret_hash']).execute()
+        .then((rows) => rows.map((row) => ({ id: row.id, orgId: row.org_id, hashes: hashesOf(row) }))),
     /**
      * Spends `cost` uses of a key with a number of uses, in one statement (so concurrent requests
      * on any number of instances never spend more than there is), applying a refill that is due

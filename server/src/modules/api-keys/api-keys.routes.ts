@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAccount, requireAuth } from '../../http/authenticate.js';
+import type { FastifyRequest } from 'fastify';
+import { requireAccount, requireAuth, requireOrganization } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
@@ -10,12 +11,18 @@ import { REFILL_INTERVALS } from './key-uses.js';
 import { MAX_ROLL_GRACE_SECONDS } from './api-keys.service.js';
 import { NameField } from '../users/users.schemas.js';
 import { presentApiKey } from './api-keys.presenter.js';
-import type { ApiKeysService } from './api-keys.service.js';
+import type { ApiKeysService, KeyActor } from './api-keys.service.js';
 import type { Clock } from '../../infra/clock.js';
 import { clientOf } from '../../core/client-info.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 
 const ScopeField = StringEnum(KEY_SCOPES);
+
+/** The signed-in user managing keys of the organization the request acts for (Gatehouse-Organization). */
+function actorOf(request: FastifyRequest): KeyActor {
+  const { org, role } = requireOrganization(request);
+  return { userId: requireAuth(request).userId, serviceRole: requireAccount(request).role, orgId: org.id, orgRole: role, client: clientOf(request) };
+}
 
 const MAX_PER_MINUTE = 1_000_000;
 const MAX_PER_DAY = 1_000_000_000;
@@ -116,7 +123,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
     config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true, stepUp: true },
     schema: { tags, operationId: 'createApiKey', summary: 'Create an API key; the secret is in this response only', body: CreateApiKeyBody, response: { 201: Type.Ref('CreatedApiKey'), ...problemResponses([400, 403, 413, 415, 422]) } },
   }, async (request, reply) => {
-    const { row, key } = await apiKeys.create(requireAuth(request).userId, requireAccount(request).role, request.body);
+    const { row, key } = await apiKeys.create(actorOf(request), request.body);
     await securityLog.record(row.user_id, 'api_key_created', clientOf(request), { api_key_id: row.id, name: row.name, scopes: row.scopes.split(' ') });
     return reply.code(201).header('Location', `/v1/api-keys/${row.id}`).send({ ...present(row), key });
   });
@@ -129,7 +136,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
     },
   }, async (request) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
-    const row = await apiKeys.update(requireAuth(request).userId, requireAccount(request).role, request.params.id, request.body);
+    const row = await apiKeys.update(actorOf(request), request.params.id, request.body);
     await securityLog.record(row.user_id, 'api_key_updated', clientOf(request), { api_key_id: row.id, fields: Object.keys(request.body) });
     return present(row);
   });
@@ -148,7 +155,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   }, async (request) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
     const grace = request.body.grace_seconds ?? 0;
-    const { row, key } = await apiKeys.roll(requireAuth(request).userId, request.params.id, grace);
+    const { row, key } = await apiKeys.roll(actorOf(request), request.params.id, grace);
     await securityLog.record(row.user_id, 'api_key_rolled', clientOf(request), { api_key_id: row.id, grace_seconds: grace });
     return { ...present(row), key };
   });
@@ -159,7 +166,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('apiKey', cursor);
-    const page = await apiKeys.list(requireAuth(request).userId, limit, cursor);
+    const page = await apiKeys.list(requireOrganization(request).org.id, limit, cursor);
     return { data: page.rows.map(present), next_cursor: page.nextCursor };
   });
 
@@ -168,7 +175,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
     schema: { tags, operationId: 'getApiKey', summary: 'One API key (never its secret)', params: IdParams, response: { 200: Type.Ref('ApiKey'), ...problemResponses([404]) } },
   }, async (request) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
-    return present(await apiKeys.get(requireAuth(request).userId, request.params.id));
+    return present(await apiKeys.get(requireOrganization(request).org.id, request.params.id));
   });
 
   app.delete('/api-keys/:id', {
@@ -176,7 +183,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
     schema: { tags, operationId: 'revokeApiKey', summary: 'Revoke an API key; it stops working at once everywhere', params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
-    await apiKeys.revoke(requireAuth(request).userId, request.params.id);
+    await apiKeys.revoke(actorOf(request), request.params.id);
     await securityLog.record(requireAuth(request).userId, 'api_key_revoked', clientOf(request), { api_key_id: request.params.id });
     return reply.code(204).send(null);
   });

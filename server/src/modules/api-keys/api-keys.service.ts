@@ -16,6 +16,32 @@ import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
+import { atLeast, ROLE_SCOPES, roleForScope, type OrgRole } from '../../core/roles.js';
+import type { ClientInfo } from '../../core/client-info.js';
+import { recordAudit } from '../organizations/audit-log.js';
+
+/**
+ * Who manages a key: the signed-in user (and their role on the service, which service keys need),
+ * in the organization the request acts for, with their role there. Members create keys (with at
+ * most their role's scopes) and manage their own; admins manage every key of the organization.
+ */
+export interface KeyActor {
+  userId: string;
+  serviceRole: string;
+  orgId: string;
+  orgRole: OrgRole;
+  /** Where from, for the organization's audit log. */
+  client?: ClientInfo;
+}
+
+/** The organization's audit record of a change to one of its keys, in the change's transaction. */
+function auditKey(trx: Kysely<Database>, clock: Clock, actor: KeyActor, action: 'api_key.created' | 'api_key.updated' | 'api_key.rolled' | 'api_key.revoked', key: Pick<ApiKeyRow, 'id' | 'name'>, detail: Record<string, unknown> = {}) {
+  return recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId }, action, targetId: key.id, client: actor.client, detail: { name: key.name, ...detail } });
+}
+
+function roleError(required: OrgRole, actual: OrgRole): AppError {
+  return new AppError('insufficient_role', `This needs the ${required} role in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
+}
 
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 /** The longest a rolled secret keeps working beside the new one. */
@@ -89,6 +115,12 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     return change;
   }
 
+  /** Managing `key` needs `least` for one's own key, admin for another member's. */
+  function assertMayManage(actor: KeyActor, key: ApiKeyRow, least: OrgRole): void {
+    const needed: OrgRole = key.user_id === actor.userId ? least : 'admin';
+    if (!atLeast(actor.orgRole, needed)) throw roleError(needed, actor.orgRole);
+  }
+
   /** Every instance drops what it cached under these hashes (revoked: refuses them too). */
   async function announce(type: 'api-keys-changed' | 'api-keys-revoked', hashes: (string | null)[]): Promise<void> {
     const present = hashes.filter((h): h is string => h !== null);
@@ -96,14 +128,19 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
   }
 
   return {
-    async create(userId: string, role: string, input: CreateKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
+    async create(actor: KeyActor, input: CreateKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
+      if (!atLeast(actor.orgRole, 'member')) throw roleError('member', actor.orgRole);
       const name = cleanName(input.name);
-      const scopes = input.scopes ?? [...USER_SCOPES];
-      assertMayHold(scopes, role);
+      // By default every platform scope the creator's role allows.
+      const scopes = input.scopes ?? USER_SCOPES.filter((scope) => ROLE_SCOPES[actor.orgRole].has(scope));
+      assertMayHold(scopes, actor.serviceRole);
+      const beyondRole = scopes.find((scope) => !isServiceScope(scope) && !ROLE_SCOPES[actor.orgRole].has(scope));
+      if (beyondRole !== undefined) throw roleError(roleForScope(beyondRole), actor.orgRole);
       const key = generateApiKey();
       const row: ApiKeyRow = {
         id: newId('apiKey'),
-        user_id: userId,
+        org_id: actor.orgId,
+        user_id: actor.userId,
         name,
         secret_hash: sha256Hex(key),
         prefix: key.slice(0, 8),
@@ -119,22 +156,24 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
         ...limitColumns(input, undefined),
       };
       const recorded = await repo.db.transaction().execute(async (trx) => {
-        await takeCapacity(trx, userId, 'api_key_count', deps.maxActiveKeys, 'active API keys; revoke one first');
+        await takeCapacity(trx, actor.orgId, 'api_key_count', deps.maxActiveKeys, 'active API keys; revoke one first');
         await createApiKeysRepository(trx).insert(row);
-        return recordEvent(trx, clock, { userId, type: 'api_key.created', data: presentApiKey(row, clock.now()) });
+        await auditKey(trx, clock, actor, 'api_key.created', row, { scopes: row.scopes.split(' ') });
+        return recordEvent(trx, clock, { orgId: actor.orgId, type: 'api_key.created', data: presentApiKey(row, clock.now()) });
       });
       deps.onEvent(recorded);
       return { row, key };
     },
 
-    async get(userId: string, id: string): Promise<ApiKeyRow> {
-      const row = await repo.findForUser(userId, id);
+    /** Any member sees the organization's keys (never their secrets). */
+    async get(orgId: string, id: string): Promise<ApiKeyRow> {
+      const row = await repo.findInOrg(orgId, id);
       if (!row) throw new AppError('not_found', 'No API key with this id.');
       return row;
     },
 
-    async list(userId: string, limit: number, cursor?: string) {
-      return toPage(await repo.listForUser(userId, limit + 1, cursor), limit);
+    async list(orgId: string, limit: number, cursor?: string) {
+      return toPage(await repo.listForOrg(orgId, limit + 1, cursor), limit);
     },
 
     /**
@@ -142,24 +181,26 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
      * taken away (a leaked key must not be widened by whoever holds the owner's session briefly:
      * widening means a new key). Takes effect at once on every instance.
      */
-    async update(userId: string, role: string, id: string, input: UpdateKeyInput): Promise<ApiKeyRow> {
+    async update(actor: KeyActor, id: string, input: UpdateKeyInput): Promise<ApiKeyRow> {
       const { row, recorded } = await repo.db.transaction().execute(async (trx) => {
         const keys = createApiKeysRepository(trx);
         // Read under the row's lock (PostgreSQL; SQLite has one writer): two narrowings at once
         // each start from what the other left, so neither puts back a scope the other removed.
-        const current = await keys.findForUserLocked(userId, id, deps.dialect);
+        const current = await keys.findInOrgLocked(actor.orgId, id, deps.dialect);
         if (!current) return { row: undefined, recorded: undefined };
+        assertMayManage(actor, current, 'member');
         const change: Partial<ApiKeyRow> = limitColumns(input, current);
         if (input.name !== undefined) change.name = cleanName(input.name);
         if (input.expires_at !== undefined) change.expires_at = expiryOf(input.expires_at);
         if (input.scopes !== undefined) {
           const held = current.scopes.split(' ');
           if (input.scopes.some((s) => !held.includes(s))) throw fieldError('/scopes', 'not_narrower', 'Scopes can only be removed from a key; create a new key for more.');
-          assertMayHold(input.scopes, role);
+          assertMayHold(input.scopes, actor.serviceRole);
           change.scopes = KEY_SCOPES.filter((s) => input.scopes!.includes(s)).join(' ');
         }
-        const updated = (await keys.update(userId, id, change))!;
-        return { row: updated, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.updated', data: presentApiKey(updated, clock.now()) }) };
+        const updated = (await keys.update(actor.orgId, id, change))!;
+        await auditKey(trx, clock, actor, 'api_key.updated', updated, { fields: Object.keys(input) });
+        return { row: updated, recorded: await recordEvent(trx, clock, { orgId: actor.orgId, type: 'api_key.updated', data: presentApiKey(updated, clock.now()) }) };
       });
       if (!row || !recorded) throw new AppError('not_found', 'No API key with this id.');
       deps.onEvent(recorded);
@@ -171,20 +212,22 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
      * A new secret for the key (same id, scopes and limits). The old secret keeps working for
      * `graceSeconds` (0: refused at once); a secret from an earlier roll stops now.
      */
-    async roll(userId: string, id: string, graceSeconds: number): Promise<{ row: ApiKeyRow; key: string }> {
+    async roll(actor: KeyActor, id: string, graceSeconds: number): Promise<{ row: ApiKeyRow; key: string }> {
       const key = generateApiKey();
       const now = clock.now();
       const rolled = await repo.db.transaction().execute(async (trx) => {
         const keys = createApiKeysRepository(trx);
         // Locked until the commit (PostgreSQL; SQLite has one writer): two rolls at once take turns.
-        const current = await keys.findForUserLocked(userId, id, deps.dialect);
+        const current = await keys.findInOrgLocked(actor.orgId, id, deps.dialect);
         if (!current) return undefined;
-        const row = await keys.update(userId, id, {
+        assertMayManage(actor, current, 'member');
+        const row = await keys.update(actor.orgId, id, {
           secret_hash: sha256Hex(key), prefix: key.slice(0, 8), last_four: key.slice(-4),
           previous_secret_hash: graceSeconds > 0 ? current.secret_hash : null,
           previous_expires_at: graceSeconds > 0 ? isoTime(now + graceSeconds * 1000) : null,
         });
-        const recorded = await recordEvent(trx, clock, { userId, type: 'api_key.rolled', data: presentApiKey(row!, now) });
+        await auditKey(trx, clock, actor, 'api_key.rolled', row!, { grace_seconds: graceSeconds });
+        const recorded = await recordEvent(trx, clock, { orgId: actor.orgId, type: 'api_key.rolled', data: presentApiKey(row!, now) });
         return { current, row: row!, recorded };
       });
       if (!rolled) throw new AppError('not_found', 'No API key with this id.');
@@ -215,13 +258,18 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     },
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
-    async revoke(userId: string, id: string): Promise<void> {
+    async revoke(actor: KeyActor, id: string): Promise<void> {
       const { hashes, recorded } = await repo.db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, userId); // the account first, as a password reset's revoke-all does
-        const revoked = await createApiKeysRepository(trx).revoke(userId, id, isoTime(clock.now()));
+        await lockAccount(trx, deps.dialect, actor.orgId); // the organization first, as every cap change does
+        const current = await createApiKeysRepository(trx).findInOrg(actor.orgId, id);
+        if (!current) return { hashes: undefined, recorded: undefined };
+        // Anyone may revoke a key of their own (a demoted member too); others' keys need an admin.
+        assertMayManage(actor, current, 'viewer');
+        const revoked = await createApiKeysRepository(trx).revoke(actor.orgId, id, isoTime(clock.now()));
         if (!revoked) return { hashes: undefined, recorded: undefined };
-        await releaseCapacity(trx, userId, 'api_key_count');
-        return { hashes: revoked, recorded: await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
+        await releaseCapacity(trx, actor.orgId, 'api_key_count');
+        await auditKey(trx, clock, actor, 'api_key.revoked', current);
+        return { hashes: revoked, recorded: await recordEvent(trx, clock, { orgId: actor.orgId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
       });
       if (!hashes || !recorded) throw new AppError('not_found', 'No API key with this id.');
       deps.onEvent(recorded);
@@ -236,25 +284,28 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     async revokeAllWithin(trx: Kysely<Database>, userId: string): Promise<{ ids: string[]; announce(): Promise<void> }> {
       const revoked = await createApiKeysRepository(trx).revokeAllForUser(userId, isoTime(clock.now()));
       const ids = revoked.map((r) => r.id);
-      let recorded: RecordedEvent | undefined;
-      if (ids.length) {
-        await releaseCapacity(trx, userId, 'api_key_count', ids.length);
-        recorded = await recordEvent(trx, clock, { userId, type: 'api_key.revoked', data: { ids } });
+      // One event per organization, to its own webhooks; each gives back what it held.
+      const byOrg = new Map<string, string[]>();
+      for (const r of revoked) byOrg.set(r.orgId, [...(byOrg.get(r.orgId) ?? []), r.id]);
+      const recorded: RecordedEvent[] = [];
+      for (const [orgId, orgIds] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        await releaseCapacity(trx, orgId, 'api_key_count', orgIds.length);
+        recorded.push(await recordEvent(trx, clock, { orgId, type: 'api_key.revoked', data: { ids: orgIds } }));
       }
       return {
         ids,
         async announce() {
           if (revoked.length === 0) return;
-          if (recorded) deps.onEvent(recorded);
+          for (const event of recorded) deps.onEvent(event);
           await announce('api-keys-revoked', revoked.flatMap((r) => r.hashes));
         },
       };
     },
 
-    /** Before an account disappears, make every instance forget its keys. */
-    async forgetUser(userId: string): Promise<void> {
-      await announce('api-keys-revoked', await repo.hashesForUser(userId));
-    },
+    /** The hashes of every key a user created (read before the account is deleted, announced after with `forget`). */
+    hashesOf: (userId: string): Promise<string[]> => repo.hashesForUser(userId),
+    /** Every instance forgets (and refuses) these keys at once. */
+    forget: (hashes: string[]): Promise<void> => announce('api-keys-revoked', hashes),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { actingOrgId } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
@@ -26,7 +26,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
     config: { auth: 'chats:write', idempotent: true, locationHeader: true },
     schema: { tags, operationId: 'createChat', summary: 'Start a chat with an agent', body: CreateChatBody, response: { 201: Type.Ref('Chat'), ...problemResponses([400, 409, 413, 415, 422]) } },
   }, async (request, reply) => {
-    const row = await chats.create(requireAuth(request).userId, request.body);
+    const row = await chats.create(actingOrgId(request), request.body);
     return reply.code(201).header('Location', `/v1/chats/${row.id}`).send(presentChat(row));
   });
 
@@ -37,25 +37,25 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
     const { limit, cursor, agent_id: agentId } = request.query;
     assertCursor('chat', cursor);
     if (agentId !== undefined && !isId('agent', agentId)) return { data: [], next_cursor: null };
-    const page = await chats.list(requireAuth(request).userId, limit, cursor, agentId);
+    const page = await chats.list(actingOrgId(request), limit, cursor, agentId);
     return { data: page.rows.map(presentChat), next_cursor: page.nextCursor };
   });
 
   app.get('/chats/:id', {
     config: { auth: 'chats:read' },
     schema: { tags, operationId: 'getChat', summary: 'One chat', params: IdParams, response: { 200: Type.Ref('Chat'), ...problemResponses([404]) } },
-  }, async (request) => presentChat(await chats.get(requireAuth(request).userId, chatId(request.params.id))));
+  }, async (request) => presentChat(await chats.get(actingOrgId(request), chatId(request.params.id))));
 
   app.patch('/chats/:id', {
     config: { auth: 'chats:write' },
     schema: { tags, operationId: 'updateChat', summary: 'Rename a chat (chat.updated)', params: IdParams, body: UpdateChatBody, response: { 200: Type.Ref('Chat'), ...problemResponses([400, 404, 413, 415]) } },
-  }, async (request) => presentChat(await chats.update(requireAuth(request).userId, chatId(request.params.id), request.body)));
+  }, async (request) => presentChat(await chats.update(actingOrgId(request), chatId(request.params.id), request.body)));
 
   app.delete('/chats/:id', {
     config: { auth: 'chats:write' },
     schema: { tags, operationId: 'deleteChat', summary: 'Delete a chat and its messages', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
-    await chats.delete(requireAuth(request).userId, chatId(request.params.id));
+    await chats.delete(actingOrgId(request), chatId(request.params.id));
     return reply.code(204).send(null);
   });
 
@@ -66,7 +66,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
       params: IdParams, body: CreateMessageBody, response: { 201: Type.Ref('Message'), ...problemResponses([400, 404, 409, 413, 415, 422]) },
     },
   }, async (request, reply) => {
-    const row = await chats.postMessage(requireAuth(request).userId, chatId(request.params.id), request.body);
+    const row = await chats.postMessage(actingOrgId(request), chatId(request.params.id), request.body);
     return reply.code(201).send(presentMessage(row));
   });
 
@@ -79,7 +79,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
     },
   }, async (request) => {
     const { id, message_id } = request.params;
-    return presentMessage(await chats.appendDelta(requireAuth(request).userId, chatId(id), messageId(message_id), request.body));
+    return presentMessage(await chats.appendDelta(actingOrgId(request), chatId(id), messageId(message_id), request.body));
   });
 
   app.post('/chats/:id/messages/:message_id/complete', {
@@ -90,7 +90,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
     },
   }, async (request) => {
     const { id, message_id } = request.params;
-    return presentMessage(await chats.completeMessage(requireAuth(request).userId, chatId(id), messageId(message_id)));
+    return presentMessage(await chats.completeMessage(actingOrgId(request), chatId(id), messageId(message_id)));
   });
 
   app.get('/chats/:id/messages', {
@@ -99,7 +99,7 @@ export const chatsRoutes: FastifyPluginAsyncTypebox<{ chats: ChatsService }> = a
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('message', cursor);
-    const page = await chats.listMessages(requireAuth(request).userId, chatId(request.params.id), limit, cursor);
+    const page = await chats.listMessages(actingOrgId(request), chatId(request.params.id), limit, cursor);
     return { data: page.rows.map(presentMessage), next_cursor: page.nextCursor };
   });
 };

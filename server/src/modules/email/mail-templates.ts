@@ -55,3 +55,14 @@ export function securityChangeMail(to: string, name: string, change: string, whe
   const lines = [`Hello ${name},`, `${change} on your Gatehouse account at ${when}.`, 'If this was not you, reset your password now, review Settings → Security, and contact support.'];
   return { to, subject: 'A change to how you sign in', text: lines.join('\n\n'), html: layout('A change to how you sign in', lines) };
 }
+
+/** An invitation to an organization (modules/organizations/): the link works once, for 7 days, for this address only. */
+export function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
+  const lines = [`Hello,`, `${inviter} invited you to join ${organization} on Gatehouse as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];
+  return {
+    to,
+    subject: `You are invited to join ${organization}`,
+    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not expect this, ignore this mail.`,
+    html: layout(`You are invited to join ${organization}`, [...lines, 'If you did not expect this, ignore this mail.'], { ...link, label: 'Accept the invitation' }),
+  };
+}

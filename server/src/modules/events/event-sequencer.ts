@@ -3,16 +3,16 @@ import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
 
-const firstPending = preparedQuery((q, $: { userId: string }) => q.selectFrom('events').select('id').where('user_id', '=', $.userId).where('seq', 'is', null).limit(1));
-const counterOf = preparedQuery((q, $: { userId: string }) => q.selectFrom('event_sequences').select('seq').where('user_id', '=', $.userId));
+const firstPending = preparedQuery((q, $: { orgId: string }) => q.selectFrom('events').select('id').where('org_id', '=', $.orgId).where('seq', 'is', null).limit(1));
+const counterOf = preparedQuery((q, $: { orgId: string }) => q.selectFrom('event_sequences').select('seq').where('org_id', '=', $.orgId));
 // An upsert that changes nothing but locks the account's counter row until the commit.
-const lockCounter = preparedQuery((q, $: { userId: string }) =>
-  q.insertInto('event_sequences').values({ user_id: $.userId, seq: 0 })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ seq: eb.ref('event_sequences.seq') })))
+const lockCounter = preparedQuery((q, $: { orgId: string }) =>
+  q.insertInto('event_sequences').values({ org_id: $.orgId, seq: 0 })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet((eb) => ({ seq: eb.ref('event_sequences.seq') })))
     .returning('seq'));
 /** Events numbered per transaction: a long backlog (an account's first stream) goes in steps. */
 const DEFAULT_BATCH = 5_000;
-const setCounter = preparedQuery((q, $: { userId: string; seq: number }) => q.updateTable('event_sequences').set({ seq: $.seq }).where('user_id', '=', $.userId));
+const setCounter = preparedQuery((q, $: { orgId: string; seq: number }) => q.updateTable('event_sequences').set({ seq: $.seq }).where('org_id', '=', $.orgId));
 
 /**
  * Numbers an account's events 1, 2, 3… in the order they are seen committed, for live streams to
@@ -34,30 +34,30 @@ export function createEventSequencer(deps: { db: Kysely<Database>; dialect: Dial
   const lockRows = dialect === 'postgres' ? sql`FOR UPDATE` : sql``;
 
   /** Up to BATCH of the oldest pending events, in one transaction. */
-  function numberSome(userId: string): Promise<{ last: number; numbered: number }> {
+  function numberSome(orgId: string): Promise<{ last: number; numbered: number }> {
     return db.transaction().execute(async (trx) => {
-      const current = Number((await lockCounter.first({ userId }, trx))!.seq);
+      const current = Number((await lockCounter.first({ orgId }, trx))!.seq);
       const result = await sql`
         UPDATE events SET seq = numbered.n
         FROM (
           SELECT id, ${current} + row_number() OVER (ORDER BY ${insertionOrder}) AS n
-          FROM (SELECT id, ${insertionOrder} FROM events WHERE user_id = ${userId} AND seq IS NULL ORDER BY ${insertionOrder} LIMIT ${BATCH} ${lockRows}) AS oldest
+          FROM (SELECT id, ${insertionOrder} FROM events WHERE org_id = ${orgId} AND seq IS NULL ORDER BY ${insertionOrder} LIMIT ${BATCH} ${lockRows}) AS oldest
         ) AS numbered
         WHERE events.id = numbered.id
         RETURNING events.seq`.execute(trx);
       // The highest number given, not current + rows: a number is never handed out twice.
       const last = result.rows.reduce<number>((max, row) => Math.max(max, Number((row as { seq: unknown }).seq)), current);
-      if (last > current) await setCounter.run({ userId, seq: last }, trx);
+      if (last > current) await setCounter.run({ orgId, seq: last }, trx);
       return { last, numbered: result.rows.length };
     });
   }
 
   return {
     /** Numbers what is committed and not numbered yet; the account's last number afterwards. */
-    async sequence(userId: string): Promise<number> {
-      if (!(await firstPending.first({ userId }, db))) return Number((await counterOf.first({ userId }, db))?.seq ?? 0);
+    async sequence(orgId: string): Promise<number> {
+      if (!(await firstPending.first({ orgId }, db))) return Number((await counterOf.first({ orgId }, db))?.seq ?? 0);
       for (;;) {
-        const { last, numbered } = await numberSome(userId);
+        const { last, numbered } = await numberSome(orgId);
         if (numbered < BATCH) return last;
       }
     },

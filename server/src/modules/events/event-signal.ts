@@ -13,20 +13,20 @@ export interface EventSignal {
   /** The delivery worker: deliveries were written. */
   onDeliveries(listener: () => void): void;
   /** The live streams: the account has newly committed events. */
-  onCommitted(listener: (userId: string) => void): void;
+  onCommitted(listener: (orgId: string) => void): void;
 }
 
 export type OnEventsCommitted = EventSignal['committed'];
 
 export function createEventSignal(): EventSignal {
   const deliveryListeners: Array<() => void> = [];
-  const commitListeners: Array<(userId: string) => void> = [];
+  const commitListeners: Array<(orgId: string) => void> = [];
   return {
     committed(...recorded) {
       if (recorded.length === 0) return;
       if (recorded.some((r) => r.deliveries > 0)) for (const l of deliveryListeners) l();
       // One notice per account: a stream reads whatever is new.
-      for (const userId of new Set(recorded.map((r) => r.userId))) for (const l of commitListeners) l(userId);
+      for (const orgId of new Set(recorded.map((r) => r.orgId))) for (const l of commitListeners) l(orgId);
     },
     onDeliveries: (listener) => void deliveryListeners.push(listener),
     onCommitted: (listener) => void commitListeners.push(listener),

@@ -24,6 +24,9 @@ export const EVENT_TYPES = [
   'session.revoked',
   'security.refresh_token_reused',
   'webhook.test',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
 ] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];
 

@@ -21,6 +21,7 @@ export const SECURITY_EVENT_TYPES = [
   'api_key_rolled',
   'api_key_revoked',
   'account_updated_by_admin',
+  'organization_updated_by_admin',
   'mfa_enabled',
   'mfa_disabled',
   'mfa_failed',

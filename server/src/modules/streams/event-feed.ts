@@ -24,8 +24,8 @@ const SAFETY_CHECK_MS = 10_000;
 
 /** What a stream needs of an event row (toStreamed turns it into a StreamedEvent). */
 export const STREAMED_COLUMNS = ['seq', 'id', 'type', 'created_at', 'chat_id', 'data'] as const;
-const eventsAfter = preparedQuery((q, $: { userId: string; after: number; limit: number }) =>
-  q.selectFrom('events').select(STREAMED_COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).orderBy('seq').limit($.limit));
+const eventsAfter = preparedQuery((q, $: { orgId: string; after: number; limit: number }) =>
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).orderBy('seq').limit($.limit));
 
 export const toStreamed = (row: { seq: number | null; id: string; type: string; created_at: string; chat_id: string | null; data: string }): StreamedEvent => ({
   seq: Number(row.seq), id: row.id, type: row.type as EventType, createdAt: row.created_at, chatId: row.chat_id, dataJson: row.data,
@@ -52,7 +52,7 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
   const { db, sequencer, notices } = deps;
   const hubs = new Map<string, Hub>();
 
-  async function catchUp(userId: string, hub: Hub): Promise<void> {
+  async function catchUp(orgId: string, hub: Hub): Promise<void> {
     if (hub.reading) {
       hub.dirty = true;
       return;
@@ -61,10 +61,10 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
     try {
       do {
         hub.dirty = false;
-        await sequencer.sequence(userId);
+        await sequencer.sequence(orgId);
         for (;;) {
-          if (hubs.get(userId) !== hub) return;
-          const rows = await eventsAfter.all({ userId, after: hub.lastSeq, limit: READ_PAGE }, db);
+          if (hubs.get(orgId) !== hub) return;
+          const rows = await eventsAfter.all({ orgId, after: hub.lastSeq, limit: READ_PAGE }, db);
           for (const row of rows) {
             const event = toStreamed(row);
             hub.lastSeq = event.seq;
@@ -80,37 +80,37 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
     }
   }
 
-  function notice(userId: string): void {
-    const hub = hubs.get(userId);
-    if (hub) void hub.ready.then(() => catchUp(userId, hub), () => {});
+  function notice(orgId: string): void {
+    const hub = hubs.get(orgId);
+    if (hub) void hub.ready.then(() => catchUp(orgId, hub), () => {});
   }
   notices.onNotice(notice);
   // Notices sent while Redis was away are lost: look for everything newer.
   notices.onReconnect(() => {
-    for (const userId of hubs.keys()) notice(userId);
+    for (const orgId of hubs.keys()) notice(orgId);
   });
   const safety = setInterval(() => void checkAll().catch(deps.onError), SAFETY_CHECK_MS);
   safety.unref();
 
   /** The accounts streamed here with events not numbered yet, or numbered (elsewhere) beyond what was read. */
   async function checkAll(): Promise<void> {
-    const userIds = [...hubs.keys()];
-    for (let i = 0; i < userIds.length; i += READ_PAGE) {
-      const some = userIds.slice(i, i + READ_PAGE);
-      const pending = await db.selectFrom('events').select('user_id').distinct().where('user_id', 'in', some).where('seq', 'is', null).execute();
-      for (const row of pending) notice(row.user_id);
-      const counters = await db.selectFrom('event_sequences').select(['user_id', 'seq']).where('user_id', 'in', some).execute();
-      for (const row of counters) if (Number(row.seq) > (hubs.get(row.user_id)?.lastSeq ?? Infinity)) notice(row.user_id);
+    const orgIds = [...hubs.keys()];
+    for (let i = 0; i < orgIds.length; i += READ_PAGE) {
+      const some = orgIds.slice(i, i + READ_PAGE);
+      const pending = await db.selectFrom('events').select('org_id').distinct().where('org_id', 'in', some).where('seq', 'is', null).execute();
+      for (const row of pending) notice(row.org_id);
+      const counters = await db.selectFrom('event_sequences').select(['org_id', 'seq']).where('org_id', 'in', some).execute();
+      for (const row of counters) if (Number(row.seq) > (hubs.get(row.org_id)?.lastSeq ?? Infinity)) notice(row.org_id);
     }
   }
 
-  function createHub(userId: string): Hub {
+  function createHub(orgId: string): Hub {
     const hub: Hub = { listeners: new Set(), lastSeq: 0, dirty: false, reading: false, ready: Promise.resolve() };
     // Listen first, then number and take the last number: a notice cannot fall between the two.
-    hub.ready = notices.listen(userId).then(async () => {
-      hub.lastSeq = await sequencer.sequence(userId);
+    hub.ready = notices.listen(orgId).then(async () => {
+      hub.lastSeq = await sequencer.sequence(orgId);
     });
-    hubs.set(userId, hub);
+    hubs.set(orgId, hub);
     return hub;
   }
 
@@ -119,30 +119,30 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
      * Hands `listener` every event of the account numbered after the returned `since`, in order,
      * until `stop()`. Events up to `since` are numbered, in the database, for the caller to replay.
      */
-    async watch(userId: string, listener: FeedListener): Promise<{ since: number; stop(): void }> {
-      let hub = hubs.get(userId) ?? createHub(userId);
+    async watch(orgId: string, listener: FeedListener): Promise<{ since: number; stop(): void }> {
+      let hub = hubs.get(orgId) ?? createHub(orgId);
       for (;;) {
         try {
           await hub.ready;
         } catch (error) {
-          if (hubs.get(userId) === hub && hub.listeners.size === 0) {
-            hubs.delete(userId);
-            notices.unlisten(userId);
+          if (hubs.get(orgId) === hub && hub.listeners.size === 0) {
+            hubs.delete(orgId);
+            notices.unlisten(orgId);
           }
           throw error;
         }
         // The account's last stream here may have closed meanwhile, taking the hub with it.
-        if (hubs.get(userId) === hub) break;
-        hub = hubs.get(userId) ?? createHub(userId);
+        if (hubs.get(orgId) === hub) break;
+        hub = hubs.get(orgId) ?? createHub(orgId);
       }
       hub.listeners.add(listener);
       return {
         since: hub.lastSeq,
         stop() {
           hub.listeners.delete(listener);
-          if (hub.listeners.size === 0 && hubs.get(userId) === hub) {
-            hubs.delete(userId);
-            notices.unlisten(userId);
+          if (hub.listeners.size === 0 && hubs.get(orgId) === hub) {
+            hubs.delete(orgId);
+            notices.unlisten(orgId);
           }
         },
       };

@@ -6,7 +6,10 @@ export type CloseReason = 'credential_revoked' | 'credential_changed' | 'token_e
 
 /** Whose credential holds a stream open: what revocation and expiry are matched against. */
 export interface StreamOwner {
+  /** The user whose credential opened it (a key's: the member who created the key). */
   userId: string;
+  /** The organization it reads. */
+  orgId: string;
   sessionId: string | null;
   apiKeyHash: string | undefined;
   /** Epoch ms; null: never. */

@@ -1,15 +1,16 @@
 import type { Bus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
 import type { CloseReason, LiveStream } from './live-stream.js';
 
 /**
  * This instance's open streams, and the one timer they share: every second it ends streams whose
  * credential expired and, every `heartbeatSeconds`, writes a comment so proxies do not close an
- * idle stream. A revoked session or key, or a disabled or deleted account, arrives on the bus
- * (on every instance at once) and ends the streams it held open.
+ * idle stream. A revoked session or key, a disabled or deleted account, or a member removed
+ * from an organization, arrives on the bus (on every instance at once) and ends the streams it held open.
  */
-export function createStreamRegistry(deps: { bus: Bus; accounts: Pick<AccountCache, 'get'>; clock: Clock; heartbeatSeconds: number; onError: (error: unknown) => void }) {
+export function createStreamRegistry(deps: { bus: Bus; accounts: Pick<AccountCache, 'get'>; organizations: Pick<OrganizationCache, 'get'>; clock: Clock; heartbeatSeconds: number; onError: (error: unknown) => void }) {
   const open = new Set<LiveStream>();
   const closeWhere = (match: (s: LiveStream) => boolean, reason: CloseReason) => {
     for (const stream of open) if (match(stream)) stream.close(reason);
@@ -29,8 +30,25 @@ export function createStreamRegistry(deps: { bus: Bus; accounts: Pick<AccountCac
       closeWhere((s) => s.owner.apiKeyHash !== undefined && hashes.has(s.owner.apiKeyHash), 'credential_changed');
     } else if (message.type === 'account-changed') {
       void recheckAccount(message.userId).catch(deps.onError);
+    } else if (message.type === 'membership-changed') {
+      void recheckMembership(message.orgId, (s) => s.owner.userId === message.userId).catch(deps.onError);
+    } else if (message.type === 'organization-changed') {
+      void recheckMembership(message.orgId, () => true).catch(deps.onError);
     }
   });
+
+  /**
+   * A member removed (or an organization deleted) ends the streams that member held open in it;
+   * a role change keeps them (every role may read). Read after the bus dropped the cached
+   * membership, so the answer is the database's.
+   */
+  async function recheckMembership(orgId: string, whose: (s: LiveStream) => boolean): Promise<void> {
+    const users = new Set<string>();
+    for (const s of open) if (s.owner.orgId === orgId && whose(s)) users.add(s.owner.userId);
+    for (const userId of users) {
+      if ((await deps.organizations.get(orgId, userId)) === null) closeWhere((s) => s.owner.orgId === orgId && s.owner.userId === userId, 'credential_revoked');
+    }
+  }
 
   async function recheckAccount(userId: string): Promise<void> {
     let holds = false;

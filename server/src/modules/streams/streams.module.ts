@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
 import type { EventSignal } from '../events/event-signal.js';
 import { createEventSequencer } from '../events/event-sequencer.js';
 import { createEventFeed } from './event-feed.js';
@@ -18,13 +19,13 @@ import { createStreamsService } from './streams.service.js';
  * open here.
  */
 export function createStreams(deps: {
-  db: Kysely<Database>; dialect: DialectName; bus: Bus; accounts: Pick<AccountCache, 'get'>; clock: Clock; events: EventSignal; notices: LiveNotices; slots: StreamSlots;
+  db: Kysely<Database>; dialect: DialectName; bus: Bus; accounts: Pick<AccountCache, 'get'>; organizations: Pick<OrganizationCache, 'get'>; clock: Clock; events: EventSignal; notices: LiveNotices; slots: StreamSlots;
   heartbeatSeconds: number; onError: (error: unknown) => void;
 }) {
   const { notices } = deps;
-  deps.events.onCommitted((userId) => notices.publish(userId));
+  deps.events.onCommitted((orgId) => notices.publish(orgId));
   const feed = createEventFeed({ db: deps.db, sequencer: createEventSequencer({ db: deps.db, dialect: deps.dialect }), notices, onError: deps.onError });
-  const registry = createStreamRegistry({ bus: deps.bus, accounts: deps.accounts, clock: deps.clock, heartbeatSeconds: deps.heartbeatSeconds, onError: deps.onError });
+  const registry = createStreamRegistry({ bus: deps.bus, accounts: deps.accounts, organizations: deps.organizations, clock: deps.clock, heartbeatSeconds: deps.heartbeatSeconds, onError: deps.onError });
   const service = createStreamsService({ db: deps.db, feed, slots: deps.slots, registry });
   return {
     service,

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
-import { parseBearer, requireAccount, requireAuth, resolveCredential, type AuthenticateDeps } from '../../http/authenticate.js';
+import { parseBearer, requireAuth, requireOrganization, resolveCredential, type AuthenticateDeps } from '../../http/authenticate.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import { isId } from '../../core/ids.js';
 import { problemResponses } from '../../http/schemas.js';
@@ -39,7 +40,7 @@ function lastEventIdOf(request: FastifyRequest, query: string | undefined): numb
 }
 
 function streamRequest(request: FastifyRequest, lastEventId: string | undefined): StreamRequest {
-  return { auth: requireAuth(request), account: requireAccount(request), lastEventId: lastEventIdOf(request, lastEventId) };
+  return { auth: requireAuth(request), organization: requireOrganization(request), lastEventId: lastEventIdOf(request, lastEventId) };
 }
 
 /**
@@ -60,10 +61,10 @@ function sendStream(reply: FastifyReply, opened: OpenedStream): FastifyReply {
   return reply;
 }
 
-type CredentialDeps = Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'> & { accounts: Pick<AccountCache, 'get'> };
+type CredentialDeps = Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'> & { accounts: Pick<AccountCache, 'get'>; organizations: Pick<OrganizationCache, 'get'> };
 
 /**
- * The credential and the account once more, after the stream is registered: a revocation or a
+ * The credential, the account and the membership once more, after the stream is registered: a revocation or a
  * disabling that arrived while the stream was being set up (after the authenticate step, before
  * the registry could hear of it) is then refused here instead of missed.
  */
@@ -72,6 +73,7 @@ async function assertStillValid(deps: CredentialDeps, request: FastifyRequest): 
   const account = await deps.accounts.get(requireAuth(request).userId);
   if (!account) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
   if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+  if ((await deps.organizations.get(requireOrganization(request).org.id, account.id)) === null) throw new AppError('not_a_member', 'The caller no longer belongs to this organization.');
 }
 
 /** Runs the last checks on an opened stream; a refusal gives its slot and feed back. */
@@ -102,12 +104,12 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
   }, async (request, reply) => {
     const stream = streamRequest(request, request.query.last_event_id);
     if (!isId('chat', request.params.id)) throw new AppError('not_found', 'No chat with this id.');
-    const chat = await chats.get(stream.auth.userId, request.params.id);
+    const chat = await chats.get(stream.organization.org.id, request.params.id);
     const opened = await streams.openChat(stream, chat);
     // The chat again too: deleted before the stream joined the feed, its chat.deleted would be missed.
     return sendStream(reply, await confirm(opened, async () => {
       await assertStillValid(credentials, request);
-      await chats.get(stream.auth.userId, chat.id);
+      await chats.get(stream.organization.org.id, chat.id);
     }));
   });
 

@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.js';
 import { streamCapFor } from '../../core/tiers.js';
 import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
-import type { UserRow } from '../users/users.repository.js';
+import type { Membership } from '../organizations/organization-cache.js';
 import type { EventType } from '../events/event-types.js';
 import { READ_PAGE, STREAMED_COLUMNS, toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
 import { createLiveStream, type Presentation } from './live-stream.js';
@@ -14,20 +14,21 @@ import type { StreamRegistry } from './stream-registry.js';
 import type { StreamSlots } from './stream-slots.js';
 import { CHAT_STREAM_NAMES } from './stream-visibility.js';
 
-type Range = { userId: string; after: number; upTo: number; limit: number };
+type Range = { orgId: string; after: number; upTo: number; limit: number };
 const replayOfAccount = preparedQuery((q, $: Range) =>
-  q.selectFrom('events').select(STREAMED_COLUMNS).where('user_id', '=', $.userId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
 const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
-  q.selectFrom('events').select(STREAMED_COLUMNS).where('chat_id', '=', $.chatId).where('user_id', '=', $.userId)
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('chat_id', '=', $.chatId).where('org_id', '=', $.orgId)
     .where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
 
-/** A 429 that says how many streams the account may hold; Retry-After because one may close soon. */
+/** A 429 that says how many streams the organization may hold; Retry-After because one may close soon. */
 const tooManyStreams = (cap: number) =>
-  new AppError('too_many_streams', `This account may hold ${cap} live streams open at once; close one first.`, { headers: { 'Retry-After': '5' }, limit: cap });
+  new AppError('too_many_streams', `This organization may hold ${cap} live streams open at once; close one first.`, { headers: { 'Retry-After': '5' }, limit: cap });
 
 export interface StreamRequest {
   auth: AuthContext;
-  account: UserRow;
+  /** The organization the stream reads, whose cap it counts against. */
+  organization: Membership;
   /** The Last-Event-ID the client sent: replay what came after it. */
   lastEventId: number | null;
 }
@@ -41,7 +42,7 @@ export interface OpenedStream {
 }
 
 /**
- * Opens live streams: takes a slot under the account's cap, joins the account's feed, replays
+ * Opens live streams: takes a slot under the organization's cap, joins the organization's feed, replays
  * from the database what the client missed (after Last-Event-ID, up to where the feed starts),
  * then goes live. Everything that can refuse (the chat, the cap, the database) happens before the
  * answer starts, so a refusal is an ordinary problem+json answer.
@@ -50,27 +51,27 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
   const { db, feed, slots, registry } = deps;
 
   async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
-    const { auth, account } = request;
-    const userId = auth.userId;
+    const { auth, organization } = request;
+    const orgId = organization.org.id;
     const slotId = randomUUID();
-    const cap = streamCapFor(account);
-    if (!(await slots.take(userId, slotId, cap))) throw tooManyStreams(cap);
+    const cap = streamCapFor(organization.org);
+    if (!(await slots.take(orgId, slotId, cap))) throw tooManyStreams(cap);
     let stopWatching = () => {};
     const stream = createLiveStream({
-      owner: { userId, sessionId: auth.sessionId, apiKeyHash: auth.apiKeyHash, expiresAt: auth.expiresAt },
+      owner: { userId: auth.userId, orgId, sessionId: auth.sessionId, apiKeyHash: auth.apiKeyHash, expiresAt: auth.expiresAt },
       lastEventId: request.lastEventId ?? 0,
       present,
       onClosed: () => {
         stopWatching();
         registry.remove(stream);
-        slots.release(userId, slotId);
+        slots.release(orgId, slotId);
       },
     });
     // Registered at once: a revocation that arrives while the stream is being set up ends it too.
     registry.add(stream);
     let since: number;
     try {
-      const watch = await feed.watch(userId, stream.deliver);
+      const watch = await feed.watch(orgId, stream.deliver);
       stopWatching = watch.stop;
       since = watch.since;
       // Closed while it waited (revoked, expired, shutdown): its onClosed ran before there was a
@@ -94,7 +95,7 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     try {
       let after = lastEventId ?? since;
       while (after < since && !stream.closed) {
-        const events = await replay({ userId: stream.owner.userId, after, upTo: since, limit: READ_PAGE });
+        const events = await replay({ orgId: stream.owner.orgId, after, upTo: since, limit: READ_PAGE });
         for (const event of events) stream.write(event);
         if (events.length < READ_PAGE) break;
         after = events.at(-1)!.seq;

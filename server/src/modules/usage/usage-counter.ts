@@ -13,7 +13,7 @@ export const USAGE_OUTCOMES = ['ok', 'rate_limited', 'unauthorized', 'forbidden'
 
 export interface UsageCounter {
   /** Counts one request in memory (no I/O): of an API key (`keyId`) or of a session (null). */
-  record(userId: string, keyId: string | null, outcome: UsageOutcome): void;
+  record(orgId: string, keyId: string | null, outcome: UsageOutcome): void;
   /**
    * Adds everything counted so far to the database, one flush at a time (a call during a flush
    * waits for it and then flushes what came after). Rejects when the write failed; the counts are
@@ -25,7 +25,7 @@ export interface UsageCounter {
 }
 
 type Counts = Record<UsageOutcome, number>;
-/** userId → keyId ('' for a session) → counts. */
+/** orgId → keyId ('' for a session) → counts. */
 type HourCounts = Map<string, Map<string, Counts>>;
 
 const zero = (): Counts => ({ ok: 0, rate_limited: 0, unauthorized: 0, forbidden: 0 });
@@ -61,11 +61,11 @@ export function createUsageCounter(deps: {
     return counts;
   }
 
-  function countsOf(hour: HourCounts, userId: string, keyId: string): Counts {
-    let byKey = hour.get(userId);
+  function countsOf(hour: HourCounts, orgId: string, keyId: string): Counts {
+    let byKey = hour.get(orgId);
     if (byKey === undefined) {
       byKey = new Map();
-      hour.set(userId, byKey);
+      hour.set(orgId, byKey);
     }
     let counts = byKey.get(keyId);
     if (counts === undefined) {
@@ -75,23 +75,23 @@ export function createUsageCounter(deps: {
     return counts;
   }
 
-  function record(userId: string, keyId: string | null, outcome: UsageOutcome): void {
+  function record(orgId: string, keyId: string | null, outcome: UsageOutcome): void {
     const hour = Math.floor(clock.now() / HOUR_MS);
     if (hour !== currentHour || current === undefined) {
       current = hourCounts(hour);
       currentHour = hour;
     }
-    countsOf(current, userId, keyId ?? '')[outcome]++;
+    countsOf(current, orgId, keyId ?? '')[outcome]++;
   }
 
   /** The rows a batch adds to: summed per primary key (a key appears once per statement). */
   function rowsOf(batch: Map<number, HourCounts>): UsageCountRow[] {
     const rows = new Map<string, UsageCountRow>();
-    const add = (userId: string, keyId: string, granularity: 'hour' | 'day', start: string, counts: Counts) => {
-      const id = `${userId} ${keyId} ${granularity} ${start}`;
+    const add = (orgId: string, keyId: string, granularity: 'hour' | 'day', start: string, counts: Counts) => {
+      const id = `${orgId} ${keyId} ${granularity} ${start}`;
       let row = rows.get(id);
       if (row === undefined) {
-        row = { user_id: userId, key_id: keyId, granularity, bucket_start: start, ok: 0, rate_limited: 0, unauthorized: 0, forbidden: 0 };
+        row = { org_id: orgId, key_id: keyId, granularity, bucket_start: start, ok: 0, rate_limited: 0, unauthorized: 0, forbidden: 0 };
         rows.set(id, row);
       }
       row.ok += counts.ok;
@@ -99,17 +99,17 @@ export function createUsageCounter(deps: {
       row.unauthorized += counts.unauthorized;
       row.forbidden += counts.forbidden;
     };
-    for (const [hour, users] of batch) {
+    for (const [hour, orgs] of batch) {
       const hourStart = isoTime(hour * HOUR_MS);
       const dayStart = isoTime(bucketOf(hour * HOUR_MS, 'day'));
-      for (const [userId, keys] of users) {
+      for (const [orgId, keys] of orgs) {
         for (const [keyId, counts] of keys) {
           if (keyId !== '') {
-            add(userId, keyId, 'hour', hourStart, counts);
-            add(userId, keyId, 'day', dayStart, counts);
+            add(orgId, keyId, 'hour', hourStart, counts);
+            add(orgId, keyId, 'day', dayStart, counts);
           }
-          add(userId, '', 'hour', hourStart, counts);
-          add(userId, '', 'day', dayStart, counts);
+          add(orgId, '', 'hour', hourStart, counts);
+          add(orgId, '', 'day', dayStart, counts);
         }
       }
     }
@@ -118,11 +118,11 @@ export function createUsageCounter(deps: {
 
   /** A failed batch goes back into what is pending (which may have grown meanwhile). */
   function putBack(batch: Map<number, HourCounts>): void {
-    for (const [hour, users] of batch) {
+    for (const [hour, orgs] of batch) {
       const into = hourCounts(hour);
-      for (const [userId, keys] of users) {
+      for (const [orgId, keys] of orgs) {
         for (const [keyId, counts] of keys) {
-          const target = countsOf(into, userId, keyId);
+          const target = countsOf(into, orgId, keyId);
           target.ok += counts.ok;
           target.rate_limited += counts.rate_limited;
           target.unauthorized += counts.unauthorized;

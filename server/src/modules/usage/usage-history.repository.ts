@@ -19,23 +19,23 @@ export interface StoredBucket {
 const ROWS_PER_INSERT = 500;
 const IDS_PER_LOOKUP = 1000;
 
-const readBuckets = preparedQuery((q, $: { userId: string; keyId: string; granularity: Granularity; from: string; to: string }) =>
+const readBuckets = preparedQuery((q, $: { orgId: string; keyId: string; granularity: Granularity; from: string; to: string }) =>
   q.selectFrom('usage_counts')
     .select(['bucket_start', 'ok', 'rate_limited', 'unauthorized', 'forbidden'])
-    .where('user_id', '=', $.userId).where('key_id', '=', $.keyId).where('granularity', '=', $.granularity)
+    .where('org_id', '=', $.orgId).where('key_id', '=', $.keyId).where('granularity', '=', $.granularity)
     .where('bucket_start', '>=', $.from).where('bucket_start', '<=', $.to)
     .orderBy('bucket_start'));
 
 // Revoked keys too: their history stays readable.
-const findKey = preparedQuery((q, $: { userId: string; keyId: string }) =>
-  q.selectFrom('api_keys').select('id').where('id', '=', $.keyId).where('user_id', '=', $.userId));
+const findKey = preparedQuery((q, $: { orgId: string; keyId: string }) =>
+  q.selectFrom('api_keys').select('id').where('id', '=', $.keyId).where('org_id', '=', $.orgId));
 
 const pruneBefore = preparedQuery((q, $: { granularity: Granularity; before: string }) =>
   q.deleteFrom('usage_counts').where('granularity', '=', $.granularity).where('bucket_start', '<', $.before));
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byKey = (a: UsageCountRow, b: UsageCountRow) =>
-  compare(a.user_id, b.user_id) || compare(a.key_id, b.key_id) || compare(a.granularity, b.granularity) || compare(a.bucket_start, b.bucket_start);
+  compare(a.org_id, b.org_id) || compare(a.key_id, b.key_id) || compare(a.granularity, b.granularity) || compare(a.bucket_start, b.bucket_start);
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -58,17 +58,17 @@ export function createUsageHistoryRepository(db: Kysely<Database>, dialect: Dial
     async add(rows: UsageCountRow[]): Promise<number> {
       if (rows.length === 0) return 0;
       return db.transaction().execute(async (trx) => {
-        const userIds = [...new Set(rows.map((r) => r.user_id))];
+        const orgIds = [...new Set(rows.map((r) => r.org_id))];
         const existing = new Set<string>();
-        for (const ids of chunks(userIds, IDS_PER_LOOKUP)) {
-          let lookup = trx.selectFrom('users').select('id').where('id', 'in', ids);
+        for (const ids of chunks(orgIds, IDS_PER_LOOKUP)) {
+          let lookup = trx.selectFrom('organizations').select('id').where('id', 'in', ids);
           if (dialect === 'postgres') lookup = lookup.forKeyShare();
           for (const { id } of await lookup.execute()) existing.add(id);
         }
-        const kept = (existing.size === userIds.length ? [...rows] : rows.filter((r) => existing.has(r.user_id))).sort(byKey);
+        const kept = (existing.size === orgIds.length ? [...rows] : rows.filter((r) => existing.has(r.org_id))).sort(byKey);
         for (const batch of chunks(kept, ROWS_PER_INSERT)) {
           await trx.insertInto('usage_counts').values(batch)
-            .onConflict((oc) => oc.columns(['user_id', 'key_id', 'granularity', 'bucket_start']).doUpdateSet((eb) => ({
+            .onConflict((oc) => oc.columns(['org_id', 'key_id', 'granularity', 'bucket_start']).doUpdateSet((eb) => ({
               ok: eb('usage_counts.ok', '+', eb.ref('excluded.ok')),
               rate_limited: eb('usage_counts.rate_limited', '+', eb.ref('excluded.rate_limited')),
               unauthorized: eb('usage_counts.unauthorized', '+', eb.ref('excluded.unauthorized')),
@@ -81,15 +81,15 @@ export function createUsageHistoryRepository(db: Kysely<Database>, dialect: Dial
     },
 
     /** The stored buckets of an account (`keyId` '') or key between two bucket starts (both included), oldest first; counts as numbers. */
-    async read(userId: string, keyId: string, granularity: Granularity, from: string, to: string): Promise<StoredBucket[]> {
-      const rows = await readBuckets.all({ userId, keyId, granularity, from, to }, db);
+    async read(orgId: string, keyId: string, granularity: Granularity, from: string, to: string): Promise<StoredBucket[]> {
+      const rows = await readBuckets.all({ orgId, keyId, granularity, from, to }, db);
       return rows.map((r) => ({
         bucket_start: r.bucket_start, ok: Number(r.ok), rate_limited: Number(r.rate_limited), unauthorized: Number(r.unauthorized), forbidden: Number(r.forbidden),
       }));
     },
 
     /** Whether the key is (or was: revoked keys count) one of the account's. */
-    keyBelongsTo: async (userId: string, keyId: string): Promise<boolean> => (await findKey.first({ userId, keyId }, db)) !== undefined,
+    keyBelongsTo: async (orgId: string, keyId: string): Promise<boolean> => (await findKey.first({ orgId, keyId }, db)) !== undefined,
 
     /** Deletes the buckets of `granularity` that start before `before`; how many went. */
     prune: (granularity: Granularity, before: string): Promise<number> => pruneBefore.run({ granularity, before }, db),

@@ -73,16 +73,16 @@ export function createUsageHistoryService(deps: {
 }) {
   const { repo, counter, clock } = deps;
   return {
-    async history(userId: string, query: UsageHistoryQuery): Promise<UsageHistory> {
+    async history(orgId: string, query: UsageHistoryQuery): Promise<UsageHistory> {
       const granularity = query.granularity ?? 'hour';
       const { from, to } = resolveRange(query, granularity, clock.now());
       const keyId = query.key_id ?? null;
-      if (keyId !== null && (!isId('apiKey', keyId) || !(await repo.keyBelongsTo(userId, keyId)))) {
+      if (keyId !== null && (!isId('apiKey', keyId) || !(await repo.keyBelongsTo(orgId, keyId)))) {
         throw new AppError('not_found', 'No API key with this id.');
       }
       // A failed flush keeps its counts for the next; the stored history is still worth showing.
       await counter.flush().catch(deps.onError);
-      const stored = await repo.read(userId, keyId ?? '', granularity, isoTime(from), isoTime(to));
+      const stored = await repo.read(orgId, keyId ?? '', granularity, isoTime(from), isoTime(to));
       const byStart = new Map(stored.map((row) => [row.bucket_start, row]));
       const data: UsageBucket[] = [];
       for (let start = from; start <= to; start += BUCKET_MS[granularity]) {

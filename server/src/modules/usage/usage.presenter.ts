@@ -1,13 +1,13 @@
 import type { BudgetState, WindowState } from '../limits/rate-limiter.js';
 import { isTier } from '../../core/tiers.js';
-import type { UserRow } from '../users/users.repository.js';
+import type { OrganizationRow } from '../organizations/organizations.repository.js';
 
 const presentWindow = (w: WindowState) => ({ used: w.used, remaining: w.remaining, reset_seconds: w.resetSeconds });
 
-/** GET /v1/usage: the account's budget as the limiter sees it now. */
-export function presentUsage(account: UserRow, budget: BudgetState) {
+/** GET /v1/usage: the organization's budget as the limiter sees it now. */
+export function presentUsage(org: OrganizationRow, budget: BudgetState) {
   return {
-    tier: isTier(account.tier) ? account.tier : 'free',
+    tier: isTier(org.tier) ? org.tier : 'free',
     limits: { per_minute: budget.minute.limit, per_day: budget.day.limit },
     minute: presentWindow(budget.minute),
     day: presentWindow(budget.day),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAccount, requireAuth } from '../../http/authenticate.js';
+import { requireAuth, requireOrganization } from '../../http/authenticate.js';
 import { problemResponses, StringEnum } from '../../http/schemas.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { limitsFor, TIERS } from '../../core/tiers.js';
@@ -71,9 +71,9 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
       response: { 200: Type.Ref('Usage') },
     },
   }, async (request) => {
-    const account = requireAccount(request);
-    // An API key with a budget of its own sees, per window, the tighter of its own and the account's.
-    return presentUsage(account, await limiter.peek(account.id, limitsFor(account), requireAuth(request).keyBudget));
+    const { org } = requireOrganization(request);
+    // An API key with a budget of its own sees, per window, the tighter of its own and the organization's.
+    return presentUsage(org, await limiter.peek(org.id, limitsFor(org), requireAuth(request).keyBudget));
   });
 
   app.get('/usage/history', {
@@ -89,5 +89,5 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
       querystring: UsageHistoryQuery,
       response: { 200: Type.Ref('UsageHistory'), ...problemResponses([400, 404]) },
     },
-  }, async (request) => history.history(requireAuth(request).userId, request.query));
+  }, async (request) => history.history(requireOrganization(request).org.id, request.query));
 };

@@ -1,7 +1,14 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, UsersTable } from '../../infra/db/schema.js';
+import { newId } from '../../core/ids.js';
+import { AppError } from '../../core/errors.js';
+import { newOrganizationRow, type OrganizationRow } from '../organizations/organizations.repository.js';
 
 export type UserRow = Selectable<UsersTable>;
+
+/** A user with the tier and custom limits of their personal organization, for the admin API and CLI. */
+export type UserWithPlan = UserRow & Pick<OrganizationRow, 'tier' | 'limit_per_minute' | 'limit_per_day' | 'limit_streams'>;
+const PLAN_COLUMNS = ['organizations.tier', 'organizations.limit_per_minute', 'organizations.limit_per_day', 'organizations.limit_streams'] as const;
 
 /** The stored hash of an account that has no password (created through a provider): no password matches it. */
 export const NO_PASSWORD = '';
@@ -11,36 +18,73 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** A new account's row: the free tier, the user role, nothing held yet. */
+/** A new account's row: the user role, a personal organization to be inserted with it (`insert`). */
 export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string }): UserRow {
   return {
     id: input.id, email: input.email, email_normalized: normalizeEmail(input.email), name: input.name, password_hash: input.passwordHash,
-    tier: 'free', role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, limit_per_minute: null, limit_per_day: null, limit_streams: null,
-    created_at: input.nowIso, updated_at: input.nowIso, agent_count: 0, chat_count: 0, api_key_count: 0, webhook_count: 0,
+    role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, created_at: input.nowIso, updated_at: input.nowIso,
+    personal_org_id: newId('organization'), organization_count: 1,
   };
 }
 
 export function createUsersRepository(db: Kysely<Database>) {
   return {
     db,
-    insert: (row: UserRow) => db.insertInto('users').values(row).execute(),
+    /** The user with their personal organization (free tier, the user its owner); call in a transaction. */
+    async insert(row: UserRow): Promise<void> {
+      await db.insertInto('users').values(row).execute();
+      const org = newOrganizationRow({ id: row.personal_org_id, name: row.name, personal: true, nowIso: row.created_at });
+      await db.insertInto('organizations').values(org).execute();
+      await db.insertInto('memberships').values({ org_id: org.id, user_id: row.id, role: 'owner', created_at: row.created_at }).execute();
+    },
     findById: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
     findByEmail: (email: string) =>
       db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst(),
     update: (id: string, changes: Partial<UserRow>) =>
       db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),
-    /** Newest first; `emailContains` matches any part of the address, in any letter case. */
-    list: (filter: { tier?: string; emailContains?: string; limit: number }) => {
-      let q = db.selectFrom('users').selectAll();
-      if (filter.tier) q = q.where('tier', '=', filter.tier);
+    /** Newest first, with their personal organization's plan; `email` matches exactly, `emailContains` any part, in any letter case. */
+    listWithPlan: (filter: { tier?: string; email?: string; emailContains?: string; beforeId?: string; limit: number }): Promise<UserWithPlan[]> => {
+      let q = db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS);
+      if (filter.tier) q = q.where('organizations.tier', '=', filter.tier);
+      if (filter.email) q = q.where('users.email_normalized', '=', normalizeEmail(filter.email));
       if (filter.emailContains) {
         const pattern = `%${normalizeEmail(filter.emailContains).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        q = q.where(sql<boolean>`email_normalized like ${pattern} escape '\\'`);
+        q = q.where(sql<boolean>`users.email_normalized like ${pattern} escape '\\'`);
       }
-      return q.orderBy('id', 'desc').limit(filter.limit).execute();
+      if (filter.beforeId) q = q.where('users.id', '<', filter.beforeId);
+      return q.orderBy('users.id', 'desc').limit(filter.limit).execute();
     },
-    /** Sessions and refresh tokens go with the user through ON DELETE CASCADE. */
-    delete: (id: string) => db.deleteFrom('users').where('id', '=', id).executeTakeFirst().then((r) => Number(r.numDeletedRows) > 0),
+    findWithPlan: (id: string): Promise<UserWithPlan | undefined> =>
+      db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS).where('users.id', '=', id).executeTakeFirst(),
+    /**
+     * The user, their personal organization and every organization they are the only member of
+     * (with all they own, by ON DELETE CASCADE), and their memberships and API keys elsewhere (the
+     * organizations' key counters given back). Sessions and refresh tokens go with the user.
+     * Refused while the user is the last owner of an organization that has other members.
+     * Returns the organizations the user was a member of. Call in a transaction.
+     */
+    async delete(id: string): Promise<string[]> {
+      const memberships = await db.selectFrom('memberships').select(['org_id', 'role']).where('user_id', '=', id).execute();
+      const orgIds = memberships.map((m) => m.org_id);
+      if (orgIds.length === 0) return [];
+      const members = await db.selectFrom('memberships').select(['org_id', 'user_id', 'role']).where('org_id', 'in', orgIds).execute();
+      const alone: string[] = [];
+      for (const orgId of orgIds) {
+        const others = members.filter((m) => m.org_id === orgId && m.user_id !== id);
+        if (others.length === 0) alone.push(orgId);
+        else if (memberships.some((m) => m.org_id === orgId && m.role === 'owner') && !others.some((m) => m.role === 'owner')) {
+          throw new AppError('last_owner', `The account is the last owner of organization ${orgId}, which has other members: make one of them an owner first.`, { organization_id: orgId });
+        }
+      }
+      const personal = (await db.selectFrom('users').select('personal_org_id').where('id', '=', id).executeTakeFirst())?.personal_org_id;
+      const gone = [...new Set([...alone, ...(personal ? [personal] : [])])];
+      const kept = await db.selectFrom('api_keys').select(['org_id', (eb) => eb.fn.countAll<number>().as('n')]).where('user_id', '=', id).where('revoked_at', 'is', null)
+        .where('org_id', 'not in', gone).groupBy('org_id').execute();
+      for (const { org_id, n } of kept) await db.updateTable('organizations').set((eb) => ({ api_key_count: eb('api_key_count', '-', Number(n)) })).where('id', '=', org_id).execute();
+      await db.deleteFrom('organizations').where('id', 'in', gone).execute();
+      await db.deleteFrom('users').where('id', '=', id).execute();
+      return orgIds;
+    },
   };
 }
 export type UsersRepository = ReturnType<typeof createUsersRepository>;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireAccount, requireAuth } from '../../http/authenticate.js';
+import { requireAccount, requireAuth, requireOrganization } from '../../http/authenticate.js';
 import { problemResponses } from '../../http/schemas.js';
 import { Type } from 'typebox';
 import { ChangePasswordBody, DeleteMeBody, Me, UpdateMeBody } from './users.schemas.js';
@@ -18,12 +18,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   app.get('/users/me', {
     config,
     schema: { tags, operationId: 'getMe', summary: 'The signed-in user', response: { 200: Type.Ref('Me') } },
-  }, (request) => presentMe(requireAccount(request)));
+  }, (request) => presentMe(requireAccount(request), requireOrganization(request)));
 
   app.patch('/users/me', {
     config,
     schema: { tags, operationId: 'updateMe', summary: 'Change the display name', body: UpdateMeBody, response: { 200: Type.Ref('Me'), ...problemResponses([400, 413, 415]) } },
-  }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body)));
+  }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body), requireOrganization(request)));
 
   app.delete('/users/me', {
     config: { ...config, stepUp: true },

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/password-policy.js';
 import { TIERS } from '../../core/tiers.js';
+import { ORG_ROLES } from '../../core/roles.js';
 
 /** No C0/C1 control characters (newlines, NUL, escape sequences) in display names. */
 const NO_CONTROL_CHARS = '^[^\\p{Cc}]*$';
@@ -28,10 +29,12 @@ export const Me = Type.Object(
     name: Type.String(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    tier: StringEnum(TIERS),
+    tier: StringEnum(TIERS, { description: 'The tier of the organization the request acted for (Gatehouse-Organization; by default the personal one)' }),
     role: StringEnum(['user', 'admin']),
     email_verified: Type.Boolean(),
-    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer({ description: 'Live streams the account may hold open at once' }) }),
+    limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer({ description: 'Live streams the organization may hold open at once' }) }, { description: "That organization's budget" }),
+    personal_organization_id: Type.String({ description: 'The organization created with the account; tokens act for it unless Gatehouse-Organization names another' }),
+    organization: Type.Object({ id: Type.String(), role: StringEnum(ORG_ROLES) }, { description: 'The organization the request acted for, and the caller\'s role in it' }),
   },
   { $id: 'Me', additionalProperties: false },
 );

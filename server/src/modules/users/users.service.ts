@@ -7,6 +7,7 @@ import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
@@ -27,6 +28,7 @@ export interface UsersServiceDeps {
   sessions: SessionsService;
   apiKeys: ApiKeysService;
   accounts: AccountCache;
+  organizations: Pick<OrganizationCache, 'membershipChanged'>;
   hasher: PasswordHasher;
   /** On an account without a password, how recent a sign-in must be to add a way in (confirmOwner). */
   recentSignInSeconds: number;
@@ -100,7 +102,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       if (await users.findByEmail(email)) throw new AppError('email_taken', 'An account with this email already exists.');
       const row = newUserRow({ id: newId('user'), email, name, passwordHash: await hasher.hash(input.password), emailVerified: false, nowIso: isoTime(clock.now()) });
       try {
-        await users.insert(row);
+        await users.db.transaction().execute((trx) => createUsersRepository(trx).insert(row));
       } catch (error) {
         // Two registrations raced past the check above; the unique index decides.
         if (isUniqueViolation(error)) throw new AppError('email_taken', 'An account with this email already exists.');
@@ -138,9 +140,11 @@ export function createUsersService(deps: UsersServiceDeps) {
       const user = await freshUser(userId);
       await checkPassword(user, password, '/password');
       await deps.sessions.forgetUser(userId);
-      await deps.apiKeys.forgetUser(userId);
-      await users.delete(userId);
+      const hashes = await deps.apiKeys.hashesOf(userId);
+      const orgIds = await users.db.transaction().execute((trx) => createUsersRepository(trx).delete(userId));
+      await deps.apiKeys.forget(hashes);
       await accounts.changed(userId);
+      for (const orgId of orgIds) await deps.organizations.membershipChanged(orgId, userId);
     },
   };
 }

@@ -3,6 +3,9 @@ import { AppError } from '../../core/errors.js';
 import { limitsFor } from '../../core/tiers.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { RevocationList } from '../../infra/revocation.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
+import { ROLE_SCOPES } from '../../core/roles.js';
+import { isServiceScope } from '../../core/scopes.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import type { BudgetState, RateLimiter } from '../limits/rate-limiter.js';
 import type { AccessTokens } from '../tokens/access-tokens.js';
@@ -50,8 +53,9 @@ export interface VerificationDeps {
   accessTokens: AccessTokens;
   revocations: RevocationList;
   accounts: AccountCache;
+  organizations: Pick<OrganizationCache, 'peek' | 'get'>;
   limiter: RateLimiter;
-  usage: { record(userId: string, keyId: string | null, outcome: Outcome): void };
+  usage: { record(orgId: string, keyId: string | null, outcome: Outcome): void };
   clock: Clock;
 }
 
@@ -73,7 +77,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const found = deps.apiKeys.inspectCached(credential) ?? (await deps.apiKeys.inspect(credential));
       if (found.status === 'valid') return { auth: found.auth };
       if (found.status === 'expired') {
-        if (count) deps.usage.record(found.auth.userId, found.auth.apiKeyId!, 'unauthorized');
+        if (count) deps.usage.record(found.auth.orgId!, found.auth.apiKeyId!, 'unauthorized');
         return refused('expired', found.auth);
       }
       return { valid: false, code: found.status, ...NOBODY };
@@ -88,7 +92,8 @@ export function createVerificationService(deps: VerificationDeps) {
     }
     const auth: AuthContext = { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
     if (deps.revocations.isRevoked(claims.sid)) {
-      if (count) deps.usage.record(auth.userId, null, 'unauthorized');
+      const personal = deps.accounts.peek(auth.userId)?.personal_org_id;
+      if (count && personal !== undefined) deps.usage.record(personal, null, 'unauthorized');
       return refused('revoked', auth);
     }
     return { auth };
@@ -113,21 +118,30 @@ export function createVerificationService(deps: VerificationDeps) {
       if (!('auth' in found)) return found;
       const { auth } = found;
       const keyId = auth.apiKeyId ?? null;
-      const record = (outcome: Outcome) => count && deps.usage.record(auth.userId, keyId, outcome);
       const account = deps.accounts.peek(auth.userId) ?? (await deps.accounts.get(auth.userId));
       if (!account) return { valid: false, code: 'not_found', ...NOBODY };
+      // A key acts for its organization; a token, verified without a header, for its user's personal one.
+      const orgId = auth.orgId ?? account.personal_org_id;
+      const record = (outcome: Outcome) => count && deps.usage.record(orgId, keyId, outcome);
       if (account.disabled) {
         record('forbidden');
         return refused('disabled', auth);
       }
-      if (input.scopes?.some((scope) => !auth.scopes.has(scope))) {
+      const membership = deps.organizations.peek(orgId, auth.userId) ?? (await deps.organizations.get(orgId, auth.userId));
+      // The key's creator left the organization: the key no longer acts for it.
+      if (!membership) {
+        record('forbidden');
+        return refused('revoked', auth);
+      }
+      // Scopes as the request would have them: the credential's, within its member's role.
+      if (input.scopes?.some((scope) => !auth.scopes.has(scope) || (!isServiceScope(scope) && !ROLE_SCOPES[membership.role].has(scope)))) {
         record('forbidden');
         return refused('insufficient_scope', auth);
       }
-      const limits = limitsFor(account);
+      const limits = limitsFor(membership.org);
       if (!count) {
         const [state, remaining] = await Promise.all([
-          deps.limiter.peek(auth.userId, limits, auth.keyBudget),
+          deps.limiter.peek(orgId, limits, auth.keyBudget),
           auth.usesLimited ? deps.keyUses.usesLeft(keyId!) : Promise.resolve(null),
         ]);
         // Whether a call of `cost` would be admitted now, without making it.
@@ -139,7 +153,7 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       const options = { cost, key: auth.keyBudget };
       // The memory limiter decides synchronously; Redis needs its round trip.
-      const decision = deps.limiter.consumeNow?.(auth.userId, limits, options) ?? (await deps.limiter.consume(auth.userId, limits, options));
+      const decision = deps.limiter.consumeNow?.(orgId, limits, options) ?? (await deps.limiter.consume(orgId, limits, options));
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
       if (!decision.allowed) {
         record('rate_limited');

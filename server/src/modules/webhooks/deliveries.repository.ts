@@ -12,13 +12,13 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  */
 export async function listDeliveries(
   db: Kysely<Database>,
-  q: { userId: string; endpointId: string; limit: number; cursor?: string; status?: DeliveryStatus; onlyId?: string },
+  q: { orgId: string; endpointId: string; limit: number; cursor?: string; status?: DeliveryStatus; onlyId?: string },
 ) {
   let query = db
     .selectFrom('deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .select(['d.id', 'd.endpoint_id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.last_status_code', 'd.last_error', 'd.next_attempt_at', 'd.created_at', 'd.updated_at'])
-    .where('d.user_id', '=', q.userId)
+    .where('d.org_id', '=', q.orgId)
     .where('d.endpoint_id', '=', q.endpointId);
   if (q.cursor) query = query.where('d.id', '<', q.cursor);
   if (q.status) query = query.where('d.status', '=', q.status);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { actingOrgId, auditActorOf } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
@@ -25,7 +25,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       body: CreateWebhookBody, response: { 201: Type.Ref('CreatedWebhookEndpoint'), ...problemResponses([400, 409, 413, 415, 422]) },
     },
   }, async (request, reply) => {
-    const { row, secret } = await webhooks.create(requireAuth(request).userId, request.body);
+    const { row, secret } = await webhooks.create(auditActorOf(request), request.body);
     return reply.code(201).header('Location', `/v1/webhooks/${row.id}`).send({ ...presentEndpoint(row), secret });
   });
 
@@ -35,25 +35,25 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('webhook', cursor);
-    const page = await webhooks.list(requireAuth(request).userId, limit, cursor);
+    const page = await webhooks.list(actingOrgId(request), limit, cursor);
     return { data: page.rows.map(presentEndpoint), next_cursor: page.nextCursor };
   });
 
   app.get('/webhooks/:id', {
     config: { auth: 'webhooks:read' },
     schema: { tags, operationId: 'getWebhook', summary: 'One webhook endpoint (without its secret)', params: IdParams, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([404]) } },
-  }, async (request) => presentEndpoint(await webhooks.get(requireAuth(request).userId, endpointId(request.params.id))));
+  }, async (request) => presentEndpoint(await webhooks.get(actingOrgId(request), endpointId(request.params.id))));
 
   app.patch('/webhooks/:id', {
     config: { auth: 'webhooks:write' },
     schema: { tags, operationId: 'updateWebhook', summary: 'Change url, events, description or enabled', params: IdParams, body: UpdateWebhookBody, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([400, 404, 413, 415]) } },
-  }, async (request) => presentEndpoint(await webhooks.update(requireAuth(request).userId, endpointId(request.params.id), request.body)));
+  }, async (request) => presentEndpoint(await webhooks.update(auditActorOf(request), endpointId(request.params.id), request.body)));
 
   app.delete('/webhooks/:id', {
     config: { auth: 'webhooks:write' },
     schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries', params: IdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
-    await webhooks.delete(requireAuth(request).userId, endpointId(request.params.id));
+    await webhooks.delete(auditActorOf(request), endpointId(request.params.id));
     return reply.code(204).send(null);
   });
 
@@ -63,7 +63,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       tags, operationId: 'testWebhook', summary: 'Send a webhook.test event to this endpoint only',
       params: IdParams, response: { 202: Type.Ref('WebhookDelivery'), ...problemResponses([400, 404, 409, 422]) },
     },
-  }, async (request, reply) => reply.code(202).send(await webhooks.sendTest(requireAuth(request).userId, endpointId(request.params.id))));
+  }, async (request, reply) => reply.code(202).send(await webhooks.sendTest(actingOrgId(request), endpointId(request.params.id))));
 
   app.get('/webhooks/:id/deliveries', {
     config: { auth: 'webhooks:read' },
@@ -74,7 +74,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   }, async (request) => {
     const { limit, cursor, status } = request.query;
     assertCursor('delivery', cursor);
-    const page = await webhooks.listDeliveries(requireAuth(request).userId, endpointId(request.params.id), limit, cursor, status);
+    const page = await webhooks.listDeliveries(actingOrgId(request), endpointId(request.params.id), limit, cursor, status);
     return { data: page.rows, next_cursor: page.nextCursor };
   });
 };

@@ -4,6 +4,7 @@ import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
+import { recordAudit, type AuditActor } from '../organizations/audit-log.js';
 import { newId } from '../../core/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
 import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
@@ -33,12 +34,12 @@ export interface WebhooksDeps {
   onEvent: OnEventsCommitted;
 }
 
-/** Webhook endpoints of one account; every query is scoped by user_id, so another account sees 404. */
+/** Webhook endpoints of one account; every query is scoped by org_id, so another account sees 404. */
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, clock } = deps;
   const notFound = () => new AppError('not_found', 'No webhook endpoint with this id.');
-  const find = (q: Kysely<Database>, userId: string, id: string) =>
-    q.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  const find = (q: Kysely<Database>, orgId: string, id: string) =>
+    q.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
 
   /** The SSRF guard at save time; the delivery worker checks again on every connection. */
   async function checkedUrl(raw: string): Promise<string> {
@@ -50,38 +51,45 @@ export function createWebhooksService(deps: WebhooksDeps) {
     }
   }
 
+  /** The organization's audit record of a change to one of its endpoints, in the change's transaction. */
+  const audit = (trx: Kysely<Database>, actor: AuditActor, action: 'webhook.created' | 'webhook.updated' | 'webhook.deleted', id: string, detail: Record<string, unknown> = {}) =>
+    recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId, keyId: actor.keyId }, action, targetId: id, client: actor.client, detail });
+
   return {
-    async create(userId: string, body: CreateWebhookBody): Promise<{ row: EndpointRow; secret: string }> {
+    async create(actor: AuditActor, body: CreateWebhookBody): Promise<{ row: EndpointRow; secret: string }> {
+      const { orgId } = actor;
       const url = await checkedUrl(body.url);
       const now = isoTime(clock.now());
       const secret = newWebhookSecret();
       const row: EndpointRow = {
-        id: newId('webhook'), user_id: userId, url, description: body.description ?? null, events: body.events.join(' '),
+        id: newId('webhook'), org_id: orgId, url, description: body.description ?? null, events: body.events.join(' '),
         secret: sealWebhookSecret(secret, deps.secret), enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
       };
       await db.transaction().execute(async (trx) => {
-        await takeCapacity(trx, userId, 'webhook_count', deps.maxEndpoints, 'webhook endpoints');
+        await takeCapacity(trx, orgId, 'webhook_count', deps.maxEndpoints, 'webhook endpoints');
         await trx.insertInto('webhook_endpoints').values(row).execute();
+        await audit(trx, actor, 'webhook.created', row.id, { url: row.url, events: body.events });
       });
       return { row, secret };
     },
 
-    async get(userId: string, id: string): Promise<EndpointRow> {
-      const row = await find(db, userId, id);
+    async get(orgId: string, id: string): Promise<EndpointRow> {
+      const row = await find(db, orgId, id);
       if (!row) throw notFound();
       return row;
     },
 
-    async list(userId: string, limit: number, cursor?: string) {
-      let q = db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId);
+    async list(orgId: string, limit: number, cursor?: string) {
+      let q = db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId);
       if (cursor) q = q.where('id', '<', cursor);
       return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
     },
 
-    async update(userId: string, id: string, body: UpdateWebhookBody): Promise<EndpointRow> {
+    async update(actor: AuditActor, id: string, body: UpdateWebhookBody): Promise<EndpointRow> {
+      const { orgId } = actor;
       const url = body.url !== undefined ? await checkedUrl(body.url) : undefined;
       return db.transaction().execute(async (trx) => {
-        const row = await find(trx, userId, id);
+        const row = await find(trx, orgId, id);
         if (!row) throw notFound();
         const next: EndpointRow = {
           ...row,
@@ -91,39 +99,42 @@ export function createWebhooksService(deps: WebhooksDeps) {
           ...(body.enabled !== undefined ? { enabled: body.enabled ? 1 : 0, disabled_reason: body.enabled ? null : 'disabled by the account' } : {}),
           updated_at: isoTime(clock.now()),
         };
-        await trx.updateTable('webhook_endpoints').set(next).where('id', '=', id).where('user_id', '=', userId).execute();
+        await trx.updateTable('webhook_endpoints').set(next).where('id', '=', id).where('org_id', '=', orgId).execute();
+        await audit(trx, actor, 'webhook.updated', id, { fields: Object.keys(body) });
         return next;
       });
     },
 
     /** Its deliveries and their attempts go with it (ON DELETE CASCADE). */
-    async delete(userId: string, id: string): Promise<void> {
+    async delete(actor: AuditActor, id: string): Promise<void> {
+      const { orgId } = actor;
       await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, userId);
-        const result = await trx.deleteFrom('webhook_endpoints').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+        await lockAccount(trx, deps.dialect, orgId);
+        const result = await trx.deleteFrom('webhook_endpoints').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();
-        await releaseCapacity(trx, userId, 'webhook_count');
+        await releaseCapacity(trx, orgId, 'webhook_count');
+        await audit(trx, actor, 'webhook.deleted', id);
       });
     },
 
     /** Records a webhook.test event for this endpoint only; the worker delivers it like any other. */
-    async sendTest(userId: string, id: string) {
+    async sendTest(orgId: string, id: string) {
       const { deliveryId, recorded } = await db.transaction().execute(async (trx) => {
-        const row = await find(trx, userId, id);
+        const row = await find(trx, orgId, id);
         if (!row) throw notFound();
         if (row.enabled !== 1) throw new AppError('conflict', 'This endpoint is disabled; enable it (PATCH enabled: true) before sending a test.');
-        const recorded = await recordEvent(trx, clock, { userId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
+        const recorded = await recordEvent(trx, clock, { orgId, type: 'webhook.test', data: { endpoint_id: id, message: 'A test event from Gatehouse.' }, onlyEndpointId: id });
         const delivery = await trx.selectFrom('deliveries').select('id').where('event_id', '=', recorded.event.id).where('endpoint_id', '=', id).executeTakeFirstOrThrow();
         return { deliveryId: delivery.id, recorded };
       });
       deps.onEvent(recorded);
-      const page = await listDeliveries(db, { userId, endpointId: id, limit: 1, onlyId: deliveryId });
+      const page = await listDeliveries(db, { orgId, endpointId: id, limit: 1, onlyId: deliveryId });
       return page.rows[0]!;
     },
 
-    async listDeliveries(userId: string, endpointId: string, limit: number, cursor?: string, status?: DeliveryStatus) {
-      if (!(await find(db, userId, endpointId))) throw notFound();
-      return listDeliveries(db, { userId, endpointId, limit, cursor, status });
+    async listDeliveries(orgId: string, endpointId: string, limit: number, cursor?: string, status?: DeliveryStatus) {
+      if (!(await find(db, orgId, endpointId))) throw notFound();
+      return listDeliveries(db, { orgId, endpointId, limit, cursor, status });
     },
   };
 }

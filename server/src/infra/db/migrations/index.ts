@@ -11,6 +11,7 @@ import * as identities from './0010-identities.js';
 import * as liveStreams from './0011-live-streams.js';
 import * as usageHistory from './0012-usage-history.js';
 import * as platformKeys from './0013-platform-keys.js';
+import * as organizations from './0014-organizations.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011-live-streams': liveStreams,
   '0012-usage-history': usageHistory,
   '0013-platform-keys': platformKeys,
+  '0014-organizations': organizations,
 };

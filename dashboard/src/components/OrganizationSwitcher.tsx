@@ -1,0 +1,74 @@
+import { useState } from 'preact/hooks';
+import { gatehouse } from '../lib/api.ts';
+import { useAction } from '../lib/hooks.ts';
+import { useOrganizations } from '../lib/organizations.tsx';
+import { ActionForm } from './ActionForm.tsx';
+import { ErrorAlert } from './ErrorAlert.tsx';
+import { Field } from './Field.tsx';
+import { Modal } from './Modal.tsx';
+import { SubmitButton } from './SubmitButton.tsx';
+
+/**
+ * In the header: the organization the dashboard acts for (a native <select>: keyboard, screen
+ * readers and phones know it), the personal one first; choosing one switches at once and the
+ * page reloads its data. "New" creates one and switches to it.
+ */
+export function OrganizationSwitcher() {
+  const { organizations, current, switchTo } = useOrganizations();
+  const [creating, setCreating] = useState(false);
+  const change = useAction((id: string) => switchTo(id));
+  if (!organizations || !current) return null;
+  return (
+    <div class="org-switcher">
+      <label for="org-switcher" class="visually-hidden">
+        Organization
+      </label>
+      <select id="org-switcher" value={current.id} aria-describedby={change.error ? 'org-switcher-error' : undefined} onChange={(e) => void change.run((e.currentTarget as HTMLSelectElement).value)}>
+        {organizations.map((o) => (
+          <option key={o.id} value={o.id}>
+            {o.personal ? `${o.name} (personal)` : o.name}
+          </option>
+        ))}
+      </select>
+      <button type="button" class="button button-secondary button-small" onClick={() => setCreating(true)}>
+        New<span class="visually-hidden"> organization</span>
+      </button>
+      {change.error && (
+        <span id="org-switcher-error" class="visually-hidden" role="alert">
+          {change.error.message}
+        </span>
+      )}
+      <Modal open={creating} labelledBy="new-org-title" onCancel={() => setCreating(false)} initialFocus="#field-org-name">
+        {creating && <NewOrganizationForm onDone={() => setCreating(false)} />}
+      </Modal>
+    </div>
+  );
+}
+
+function NewOrganizationForm({ onDone }: { onDone: () => void }) {
+  const { switchTo } = useOrganizations();
+  const [name, setName] = useState('');
+  const { run, busy, error } = useAction(async () => {
+    const created = await gatehouse.organizations.create({ name: name.trim() });
+    onDone();
+    await switchTo(created.id);
+  });
+  return (
+    <>
+      <h2 id="new-org-title">New organization</h2>
+      <p class="hint">Agents, chats, webhooks and API keys made in it are shared with the members you invite. You will be its owner.</p>
+      <ErrorAlert error={error} />
+      <ActionForm class="form" aria-labelledby="new-org-title" onSubmit={() => run()}>
+        <Field label="Name" name="org-name" required maxLength={100} value={name} onValue={setName} error={error?.fields.name} />
+        <div class="actions">
+          <button type="button" class="button button-secondary" onClick={onDone}>
+            Cancel
+          </button>
+          <SubmitButton busy={busy} busyLabel="Creating…">
+            Create and switch
+          </SubmitButton>
+        </div>
+      </ActionForm>
+    </>
+  );
+}
