@@ -183,7 +183,7 @@ function organizationOf(request: FastifyRequest, auth: AuthContext, account: Use
  * every request that carries a valid credential. Every request that names its account is counted
  * by outcome for the usage history (in memory).
  */
-function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode): onRequestHookHandler {
+function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode, organizationScoped: boolean): onRequestHookHandler {
   /** One request of this credential, by outcome, in the usage history of the organization it acted for (in memory). */
   const count = (orgId: string, auth: AuthContext, outcome: UsageOutcome) => deps.usage.record(orgId, auth.apiKeyId ?? null, outcome);
   const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
@@ -240,7 +240,8 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       count(auth.orgId ?? account.personal_org_id, auth, 'forbidden');
       return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
     }
-    const orgId = organizationOf(request, auth, account);
+    // Managing one's own account ignores the header: a stale one must never lock anyone out of it.
+    const orgId = organizationScoped ? organizationOf(request, auth, account) : (auth.orgId ?? account.personal_org_id);
     if (orgId instanceof AppError) {
       count(account.personal_org_id, auth, 'forbidden');
       return done(orgId);
@@ -290,7 +291,8 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
     const requirement = route.config?.auth;
     if (!requirement) return;
     const budget = route.config?.budget ?? 'spend';
-    prependOnRequest(route, authenticateHook(deps, requirement, budget));
+    const organizationScoped = (requirement !== 'session' && requirement !== 'admin') || route.config?.organizationScoped === true;
+    prependOnRequest(route, authenticateHook(deps, requirement, budget, organizationScoped));
     // A route that spends nothing of its caller's can answer no 429 of its own.
     addResponses(route, problemResponses(budget === 'caller-free' ? [401, 403] : [401, 403, 429]), { security: [{ bearerAuth: [] }] });
   });

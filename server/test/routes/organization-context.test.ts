@@ -72,6 +72,18 @@ describe(`acting for an organization (${dialect})`, () => {
     expectProblem(await call(stranger.token, 'GET', '/v1/agents', "org_' or 1=1 --"), 400, 'invalid_request');
   });
 
+  it("never locks anyone out of their own account with a stale header: account management ignores it", async () => {
+    const owner = await person();
+    const former = await person();
+    const orgId = await team(owner, []);
+    // `former` sends a header of an organization they do not (or no longer) belong to.
+    expectProblem(await call(former.token, 'GET', '/v1/api-keys', orgId), 403, 'not_a_member');
+    expect((await call(former.token, 'GET', '/v1/sessions', orgId)).statusCode).toBe(200);
+    expect((await call(former.token, 'GET', '/v1/users/me/security-events', orgId)).statusCode).toBe(200);
+    expect((await call(former.token, 'GET', '/v1/organizations', orgId)).statusCode).toBe(200);
+    expect((await call(former.token, 'POST', '/v1/auth/logout', orgId)).statusCode).toBe(204);
+  });
+
   it('lets an API key act only for its own organization', async () => {
     const owner = await person();
     const orgId = await team(owner, []);

@@ -116,7 +116,8 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   const present = (row: Parameters<typeof presentApiKey>[0]) => presentApiKey(row, clock.now());
   const tags = ['API keys'];
   // Only a login's access token manages keys: a leaked key cannot mint more keys.
-  const config = { auth: 'session' as const, budget: 'exempt' as const };
+  // Keys belong to the organization the request acts for (Gatehouse-Organization).
+  const config = { auth: 'session' as const, budget: 'exempt' as const, organizationScoped: true };
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {

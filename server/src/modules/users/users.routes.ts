@@ -15,13 +15,14 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   const tags = ['Account'];
 
   // The account the authenticate step just loaded (the cache requireUser reads): no await.
+  // Me names the organization the request acts for, and its tier and budget.
   app.get('/users/me', {
-    config,
+    config: { ...config, organizationScoped: true },
     schema: { tags, operationId: 'getMe', summary: 'The signed-in user', response: { 200: Type.Ref('Me') } },
   }, (request) => presentMe(requireAccount(request), requireOrganization(request)));
 
   app.patch('/users/me', {
-    config,
+    config: { ...config, organizationScoped: true },
     schema: { tags, operationId: 'updateMe', summary: 'Change the display name', body: UpdateMeBody, response: { 200: Type.Ref('Me'), ...problemResponses([400, 413, 415]) } },
   }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body), requireOrganization(request)));
 
