@@ -1,7 +1,7 @@
 import type { Schemas } from '@gatehouse/sdk';
 import { useCallback, useMemo } from 'react';
 import { mergeLiveMessages, mergeNewest } from './apply-chat-event.js';
-import { useGatehouse } from './provider.js';
+import { useGatehouse, useOrganizationContext } from './provider.js';
 import { useList, type ListState } from './use-list.js';
 import { useLiveMessages } from './use-live-messages.js';
 import { useSession } from './use-session.js';
@@ -19,14 +19,16 @@ export interface PageOptions {
 export function useAgents({ pageSize = 20 }: PageOptions = {}): ListState<Agent> {
   const gh = useGatehouse();
   const { status } = useSession();
-  return useList((cursor) => gh.agents.list({ limit: pageSize, ...(cursor ? { cursor } : {}) }), [gh, pageSize], status);
+  const { organization } = useOrganizationContext();
+  return useList((cursor) => gh.agents.list({ limit: pageSize, ...(cursor ? { cursor } : {}) }), [gh, pageSize, organization], status);
 }
 
 /** The account's chats, newest first; with `agentId`, only that agent's. */
 export function useChats({ pageSize = 20, agentId }: PageOptions & { agentId?: string } = {}): ListState<Chat> {
   const gh = useGatehouse();
   const { status } = useSession();
-  return useList((cursor) => gh.chats.list({ limit: pageSize, ...(agentId ? { agent_id: agentId } : {}), ...(cursor ? { cursor } : {}) }), [gh, pageSize, agentId], status);
+  const { organization } = useOrganizationContext();
+  return useList((cursor) => gh.chats.list({ limit: pageSize, ...(agentId ? { agent_id: agentId } : {}), ...(cursor ? { cursor } : {}) }), [gh, pageSize, agentId, organization], status);
 }
 
 export interface MessagesState extends ListState<Message> {
@@ -48,7 +50,8 @@ export interface MessagesState extends ListState<Message> {
 export function useMessages(chatId: string, { pageSize = 20 }: PageOptions = {}): MessagesState {
   const gh = useGatehouse();
   const { status } = useSession();
-  const list = useList((cursor) => gh.chats.messages.list(chatId, { limit: pageSize, ...(cursor ? { cursor } : {}) }), [gh, chatId, pageSize], status);
+  const { organization } = useOrganizationContext();
+  const list = useList((cursor) => gh.chats.messages.list(chatId, { limit: pageSize, ...(cursor ? { cursor } : {}) }), [gh, chatId, pageSize, organization], status);
   const { setItems } = list;
   const { messages: announced, following } = useLiveMessages(chatId, status === 'signed-in', {
     fetchFirstPage: async () => (await gh.chats.messages.list(chatId, { limit: pageSize })).data,

@@ -3,6 +3,7 @@
  */
 export { GatehouseProvider, useGatehouse, type GatehouseProviderProps } from './provider.js';
 export { useSession, type UseSession } from './use-session.js';
+export { useOrganization, type Organization, type UseOrganization } from './use-organization.js';
 export { useAgents, useChats, useMessages, type Agent, type Chat, type Message, type MessagesState, type PageOptions } from './data-hooks.js';
 export type { ListState } from './use-list.js';
 export { secureStoreTokenStore, type SecureStoreLike, type SecureStoreOptions } from './secure-store.js';

@@ -1,5 +1,5 @@
 import { createGatehouse, type Gatehouse, type GatehouseOptions, type TokenStore } from '@gatehouse/sdk';
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { AppState } from 'react-native';
 import type { BackoffOptions } from './backoff.js';
 import { secureStoreTokenStore } from './secure-store.js';
@@ -17,8 +17,21 @@ export interface GatehouseProviderProps {
   retry?: BackoffOptions;
   /** Foreground events; default React Native's AppState. */
   appState?: AppStateLike;
+  /**
+   * The organization (org_…) the hooks act for at start; default null, the account's personal
+   * one. Switch later with useOrganization().switchTo(). Signing out returns to null.
+   */
+  organization?: string | null;
   children?: ReactNode;
 }
+
+interface OrganizationContextValue {
+  /** The organization the client acts for; null: the account's personal one. */
+  organization: string | null;
+  switchTo(id: string | null): void;
+}
+
+const OrganizationContext = createContext<OrganizationContextValue | null>(null);
 
 interface GatehouseContextValue {
   client: Gatehouse;
@@ -31,7 +44,8 @@ const GatehouseContext = createContext<GatehouseContextValue | null>(null);
  * Creates the client and the session once, restores a stored session at once and revalidates it
  * in the background, and refreshes when the app comes back to the foreground.
  */
-export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appState, children }: GatehouseProviderProps) {
+export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appState, organization: initialOrganization = null, children }: GatehouseProviderProps) {
+  const [organization, setOrganization] = useState<string | null>(initialOrganization);
   const [value] = useState<GatehouseContextValue>(() => {
     const storage = withUserCache(tokenStore ?? secureStoreTokenStore());
     let controller: SessionController | undefined;
@@ -39,8 +53,14 @@ export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appStat
       ...options,
       baseUrl,
       tokenStore: storage,
+      organization: initialOrganization,
       onSessionChange(session) {
-        if (session === null) controller?.sessionCleared();
+        if (session === null) {
+          controller?.sessionCleared();
+          // The next account may not belong to it.
+          client.setOrganization(null);
+          setOrganization(null);
+        }
         options?.onSessionChange?.(session);
       },
     });
@@ -53,7 +73,26 @@ export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appStat
     return () => value.controller.dispose();
   }, [value]);
 
-  return <GatehouseContext.Provider value={value}>{children}</GatehouseContext.Provider>;
+  const organizationValue = useMemo<OrganizationContextValue>(() => ({
+    organization,
+    switchTo(id) {
+      value.client.setOrganization(id);
+      setOrganization(id);
+    },
+  }), [organization, value]);
+
+  return (
+    <GatehouseContext.Provider value={value}>
+      <OrganizationContext.Provider value={organizationValue}>{children}</OrganizationContext.Provider>
+    </GatehouseContext.Provider>
+  );
+}
+
+/** The organization the hooks act for, and the switch (the lists of useAgents, useChats… load again). */
+export function useOrganizationContext(): OrganizationContextValue {
+  const value = useContext(OrganizationContext);
+  if (!value) throw new Error('Gatehouse hooks must be used inside <GatehouseProvider>');
+  return value;
 }
 
 export function useGatehouseContext(): GatehouseContextValue {

@@ -27,7 +27,7 @@ export async function returningUser(name = 'Ada Returning'): Promise<{ email: st
 }
 
 /** The link the server mailed to `email` for `page` (the development log mailer writes mails to the log). */
-export async function mailedLink(email: string, page: 'verify-email' | 'reset-password', timeoutMs = 5_000): Promise<string> {
+export async function mailedLink(email: string, page: 'verify-email' | 'reset-password' | 'accept-invitation', timeoutMs = 5_000): Promise<string> {
   const started = Date.now();
   for (;;) {
     const lines = readFileSync(process.env.GATEHOUSE_TEST_LOG!, 'utf8').split('\n').filter((line) => line.includes('"mail"'));
