@@ -23,9 +23,11 @@ export function OrganizationSwitcher() {
       <label for="org-switcher" class="visually-hidden">
         Organization
       </label>
-      <select id="org-switcher" value={current.id} aria-describedby={change.error ? 'org-switcher-error' : undefined} onChange={(e) => void change.run((e.currentTarget as HTMLSelectElement).value)}>
+      {/* `selected` on the options, not `value` on the select: an organization just created or joined
+          arrives with its option in the same render, and a value set before its option exists is lost. */}
+      <select id="org-switcher" aria-describedby={change.error ? 'org-switcher-error' : undefined} onChange={(e) => void change.run((e.currentTarget as HTMLSelectElement).value)}>
         {organizations.map((o) => (
-          <option key={o.id} value={o.id}>
+          <option key={o.id} value={o.id} selected={o.id === current.id}>
             {o.personal ? `${o.name} (personal)` : o.name}
           </option>
         ))}

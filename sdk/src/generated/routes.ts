@@ -62,6 +62,8 @@ export const GENERATED_ROUTES = {
   verifyCredential: { at: ['POST', '/v1/auth/verify'] },
   adminListUsers: { at: ['GET', '/v1/admin/users'], sessionOnly: true },
   adminUpdateUser: { at: ['PATCH', '/v1/admin/users/{id}'], sessionOnly: true },
+  adminGetOrganization: { at: ['GET', '/v1/admin/organizations/{id}'], sessionOnly: true },
+  adminUpdateOrganization: { at: ['PATCH', '/v1/admin/organizations/{id}'], sessionOnly: true },
   listAgents: { at: ['GET', '/v1/agents'] },
   createAgent: { at: ['POST', '/v1/agents'], idempotent: true },
   getAgent: { at: ['GET', '/v1/agents/{id}'] },

@@ -14,7 +14,7 @@ export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', i
  * /healthz and every unknown path keep their own answers (a problem+json 404 included).
  */
 export const DASHBOARD_ROUTES = [
-  '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/oidc-callback',
+  '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/oidc-callback', '/accept-invitation',
   '/agents', '/chats', '/chats/*', '/webhooks', '/settings', '/settings/*',
 ] as const;
 
