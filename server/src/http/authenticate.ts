@@ -293,8 +293,11 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
     const budget = route.config?.budget ?? 'spend';
     const organizationScoped = (requirement !== 'session' && requirement !== 'admin') || route.config?.organizationScoped === true;
     prependOnRequest(route, authenticateHook(deps, requirement, budget, organizationScoped));
-    // A route that spends nothing of its caller's can answer no 429 of its own.
-    addResponses(route, problemResponses(budget === 'caller-free' ? [401, 403] : [401, 403, 429]), { security: [{ bearerAuth: [] }] });
+    // A route that spends nothing of its caller's can answer no 429 of its own. One that reads
+    // Gatehouse-Organization answers a malformed one with 400 invalid_request (found by fuzzing:
+    // GET /v1/users/me and /v1/usage answered it undocumented).
+    const statuses = [...(organizationScoped ? [400] : []), 401, 403, ...(budget === 'caller-free' ? [] : [429])];
+    addResponses(route, problemResponses(statuses), { security: [{ bearerAuth: [] }] });
   });
 }
 

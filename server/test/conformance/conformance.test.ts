@@ -14,6 +14,7 @@ import { mfaJourney } from './journeys/mfa.js';
 import { identitiesJourney } from './journeys/identities.js';
 import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
+import { organizationsJourney } from './journeys/organizations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
 import { streamsJourney } from './journeys/streams.js';
@@ -79,6 +80,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   streamsJourney(ctx);
   webhooksJourney(ctx);
   adminJourney(ctx);
+  organizationsJourney(ctx);
   rateLimitJourney(ctx);
   sdkJourney(ctx);
   credentialSweeps(ctx);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
 import { startTestIssuer } from '../oidc-issuer.js';
 import { KEY_SCOPES } from '../../src/core/scopes.js';
@@ -18,7 +19,11 @@ export interface FuzzWorld {
   ownerId: string;
   accessToken(): string;
   apiKey(): string;
-  /** Live ids by the path segment that names their collection: agents, chats, messages (of the live chat), webhooks, api-keys, sessions, users. */
+  /**
+   * Live ids by the path segment that names their collection: agents, chats, messages (of the live
+   * chat), webhooks, api-keys, sessions, users, organizations (a team the owner owns), members (a
+   * member of that team) and invitations (an open invitation of that team).
+   */
   liveIds(): Readonly<Record<string, string>>;
   /** Re-creates whatever a successful fuzz request deleted or revoked. */
   repair(): Promise<void>;
@@ -45,6 +50,8 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
   });
   const owner = await t.register({ password: STRONG_PASSWORD, name: 'Fuzz Owner' });
   const victim = await t.register({ name: 'Admin Target' });
+  // The victim is also the team's member: accepting an invitation needs a confirmed address.
+  await t.confirmEmail(victim.id);
   await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', owner.id).execute();
   let token = '';
   let key = '';
@@ -55,7 +62,7 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     expectStatus(res, 200, 'logging in the owner');
     return res.json().access_token as string;
   };
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, credential = token) =>
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, credential = token) =>
     t.request({ method, url, headers: bearer(credential), remoteAddress: WORLD_ADDRESS, ...(payload ? { payload } : {}) });
   const exists = async (url: string, credential = token) => (await call('GET', url, undefined, credential)).statusCode === 200;
 
@@ -109,9 +116,87 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     ids.sessions = other!;
   }
 
+  /** The token of the invitation link last mailed to `email` (without SMTP_URL the mailer writes mails to the log; mail goes out after the answer). */
+  async function mailedInvitationToken(email: string, after: number): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const mails = t.logs.slice(after).map((line) => (JSON.parse(line) as { mail?: { to: string; subject: string; text: string } }).mail)
+        .filter((mail) => mail?.to === email && /invited to join/.test(mail.subject));
+      const match = /accept-invitation\?token=([A-Za-z0-9_%-]+)/.exec(mails.at(-1)?.text ?? '');
+      if (match) return decodeURIComponent(match[1]!);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`fuzz world: no invitation mail to ${email}`);
+  }
+
+  /** A fresh access token of the victim (a fuzzed admin PATCH may have disabled the account: enabled again first). */
+  async function victimToken(): Promise<string> {
+    expectStatus(await call('PATCH', `/v1/admin/users/${victim.id}`, { disabled: false }), 200, 'enabling the member');
+    const res = await t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: WORLD_ADDRESS, payload: { username: victim.email, password: victim.password } });
+    expectStatus(res, 200, 'logging in the member');
+    return res.json().access_token as string;
+  }
+
+  /** Invites `email` to the team; undefined when the team's hourly invitations are spent (fuzzed invitations count too). */
+  async function invite(email: string, role: string): Promise<{ id: string; mailedFrom: number } | undefined> {
+    const mailedFrom = t.logs.length;
+    const res = await call('POST', `/v1/organizations/${ids.organizations}/invitations`, { email, role });
+    if (res.statusCode === 429) return undefined;
+    expectStatus(res, 201, 'inviting to the team');
+    return { id: res.json().id, mailedFrom };
+  }
+
+  /** A team the owner owns (the owner can belong to 100 organizations: fuzzed creations are pruned when that is reached). */
+  async function createTeam(): Promise<string> {
+    let res = await call('POST', '/v1/organizations', { name: 'Fuzz team' });
+    if (res.statusCode === 422) {
+      const orgs = (await call('GET', '/v1/organizations?limit=100')).json().data as Array<{ id: string; personal: boolean; role: string }>;
+      for (const org of orgs.filter((o) => !o.personal && o.role === 'owner')) await call('DELETE', `/v1/organizations/${org.id}`);
+      res = await call('POST', '/v1/organizations', { name: 'Fuzz team' });
+    }
+    expectStatus(res, 201, 'creating the team');
+    return res.json().id;
+  }
+
+  /**
+   * The team, with the victim as a member and an open invitation, so the organization routes
+   * reach past their 404s. A fuzzed request may delete the team, remove the member or withdraw
+   * the invitation; a team whose hourly invitations are spent is replaced by a new one.
+   */
+  async function repairTeam(): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!ids.organizations || !(await exists(`/v1/organizations/${ids.organizations}`))) {
+        ids.organizations = await createTeam();
+        delete ids.invitations;
+      }
+      const members = (await call('GET', `/v1/organizations/${ids.organizations}/members?limit=100`)).json().data as Array<{ user_id: string }>;
+      if (!members.some((m) => m.user_id === victim.id)) {
+        const invitation = await invite(victim.email, 'member');
+        if (!invitation) {
+          delete ids.organizations;
+          continue;
+        }
+        const accepted = await call('POST', '/v1/invitations/accept', { token: await mailedInvitationToken(victim.email, invitation.mailedFrom) }, await victimToken());
+        expectStatus(accepted, 200, 'the member accepting the invitation');
+      }
+      ids.members = victim.id;
+      const pending = (await call('GET', `/v1/organizations/${ids.organizations}/invitations?limit=100`)).json().data as Array<{ id: string }>;
+      if (!ids.invitations || !pending.some((i) => i.id === ids.invitations)) {
+        const invitation = await invite(`invitee-${randomBytes(4).toString('hex')}@example.com`, 'viewer');
+        if (!invitation) {
+          delete ids.organizations;
+          continue;
+        }
+        ids.invitations = invitation.id;
+      }
+      return;
+    }
+    throw new Error('fuzz world: could not set up the team');
+  }
+
   async function repair(): Promise<void> {
     await repairCredentials();
     await repairFixtures();
+    await repairTeam();
   }
 
   await repair();

@@ -70,13 +70,13 @@ export function toInjectOptions(world: FuzzWorld, op: Operation, req: FuzzReques
     index += 1;
     return text;
   });
-  const headers: Record<string, string> = { ...req.headers };
+  const live = (text: string) => text.replace(/(?:@|%40)live(?::|%3A)([a-z-]+)(?:@|%40)/g, (_, collection: string) => world.liveIds()[collection] ?? collection);
+  const headers: Record<string, string> = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, live(value)]));
   if (req.credential === 'access_token') headers.authorization = `Bearer ${world.accessToken()}`;
   if (req.credential === 'api_key') headers.authorization = `Bearer ${world.apiKey()}`;
   if (req.credential === 'junk') headers.authorization = 'Bearer not-a-credential';
   if (req.contentType !== undefined && req.body !== undefined) headers['content-type'] = req.contentType;
   if (req.contentLength !== undefined && req.body !== undefined) headers['content-length'] = String(req.contentLength);
-  const live = (text: string) => text.replace(/(?:@|%40)live(?::|%3A)([a-z-]+)(?:@|%40)/g, (_, collection: string) => world.liveIds()[collection] ?? collection);
   const url = req.query ? `${path}?${live(req.query)}` : path;
   return { method: op.method as InjectOptions['method'], url, headers, ...(req.body !== undefined ? { payload: live(req.body) } : {}) };
 }

@@ -15,7 +15,7 @@ export const encode = (text: string) => [...Buffer.from(text, 'utf8')].map((b) =
 
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
 const typeIdBody = fc.string({ unit: fc.constantFrom(...BASE32), minLength: 26, maxLength: 26 });
-const prefix = fc.constantFrom('usr', 'ses', 'key', 'agt', 'cht', 'msg', 'whk', 'evt', 'dlv', 'req', 'xyz', '');
+const prefix = fc.constantFrom('usr', 'ses', 'key', 'agt', 'cht', 'msg', 'whk', 'evt', 'dlv', 'req', 'org', 'inv', 'aud', 'xyz', '');
 
 /** TypeID-shaped and TypeID-breaking ids: right shape but unknown, wrong prefix, wrong length, bad letters, overflow. */
 const idLike: fc.Arbitrary<string> = fc.oneof(
@@ -77,8 +77,20 @@ const CONTENT_TYPES = [
 ];
 export const contentType = fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: headerValue });
 
+/**
+ * Gatehouse-Organization (issue 21: which organization an access token acts for), on some
+ * requests: the world's team (`@live:organizations@`, replaced when the request is built), an
+ * organization id that names nothing (403 not_a_member), or not an id at all (400 invalid_request).
+ */
+const organizationHeader: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.constant('@live:organizations@') },
+  { weight: 1, arbitrary: typeIdBody.map((b) => `org_${b}`) },
+  { weight: 1, arbitrary: fc.oneof(idLike, headerValue, fc.constantFrom('', ' ', 'org_', 'ORG_01JD4Z3K8X2V6N9Q7W5E3R1T0Y', 'me', 'personal')) },
+);
+
 /** Junk for the headers the API reads, and unknown ones. (Authorization has its own suite.) */
-export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc.record(
+const otherHeaders: fc.Arbitrary<Record<string, string>> = fc.record(
   {
     'idempotency-key': fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 20 }), headerValue, fc.constantFrom('', ' ', 'a'.repeat(255), 'a'.repeat(256), 'k\u00e9y', 'same-key'), trickyText.map(encode)),
     accept: fc.oneof(fc.constantFrom('application/json', 'text/html', 'application/xml', '*/*', 'application/problem+json', ''), headerValue),
@@ -90,6 +102,9 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc.record(
   },
   { requiredKeys: [] },
 );
+export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
+  .tuple(otherHeaders, organizationHeader)
+  .map(([headers, organization]) => (organization === undefined ? headers : { ...headers, 'gatehouse-organization': organization }));
 
 /** Content-Length that disagrees with the body (inject sends what it is told). */
 export const contentLengthSkew = fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1, 7, 1_000_000, 'abc', '', '1, 2', '00') });

@@ -56,7 +56,9 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
     schema: {
       tags, operationId: 'acceptInvitation',
       summary: 'Join the organization of a mailed invitation, signed in with the confirmed address it was sent to; answers the organization with your new role',
-      body: AcceptInvitationBody, response: { 200: Type.Ref('Organization'), ...problemResponses([400, 403, 409, 413, 415, 422]) },
+      // No 409: inviting a member's address is refused (409 at invite) and a new invitation replaces
+      // the open one, both under the organization's lock, so an open link never meets its member.
+      body: AcceptInvitationBody, response: { 200: Type.Ref('Organization'), ...problemResponses([400, 403, 413, 415, 422]) },
     },
   }, async (request) => {
     const { org, role } = await invitations.accept(actorOf(request), request.body.token);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomIp, signUp, type GetContext } from '../context.js';
 import { SERVER_LIMITS } from '../stack.js';
-import { BUDGET_EXEMPT, CALLER_FREE, REQUIREMENTS, secured, unknownIds } from './operations.js';
+import { newId } from '../../../src/core/ids.js';
+import { BUDGET_EXEMPT, CALLER_FREE, ORGANIZATION_SCOPED, REQUIREMENTS, secured, unknownIds } from './operations.js';
 
 /** A key of the right shape with a wrong checksum, and a JWT signed by nobody we know. */
 const FORGED_KEY = `gth_${'A'.repeat(34)}000000`;
@@ -43,6 +44,18 @@ export function credentialSweeps(ctx: GetContext): void {
         if (requirement !== 'session' && requirement !== 'admin') continue;
         const answer = await actor.api.callInvalid(operationId, { token: key, path: unknownIds(actor.api.operation(operationId)) }, 403);
         expect(answer.body.code, operationId).toBe('session_required');
+      }
+    });
+
+    it('a malformed Gatehouse-Organization gets 400 invalid_request, an organization the caller is not in 403 not_a_member', async () => {
+      const actor = await signUp(ctx().api, 'wanderer');
+      // Both are refused before any budget is spent or any stream opens.
+      const elsewhere = newId('organization');
+      for (const op of secured(actor.api.operations())) {
+        if (!ORGANIZATION_SCOPED.has(op.operationId)) continue;
+        const call = (organization: string) => ({ token: actor.access, path: unknownIds(op), headers: { 'gatehouse-organization': organization } });
+        expect((await actor.api.callInvalid(op.operationId, call('acme'), 400)).body.code, op.operationId).toBe('invalid_request');
+        expect((await actor.api.callInvalid(op.operationId, call(elsewhere), 403)).body.code, op.operationId).toBe('not_a_member');
       }
     });
 

@@ -45,6 +45,23 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   getUsageHistory: 'usage:read',
   adminListUsers: 'admin',
   adminUpdateUser: 'admin',
+  adminGetOrganization: 'admin',
+  adminUpdateOrganization: 'admin',
+  // Organizations (issue 21): access tokens only, like the rest of account management; the role in
+  // the organization is the service's own check (403 insufficient_role, journeys/organizations.ts).
+  createOrganization: 'session',
+  listOrganizations: 'session',
+  getOrganization: 'session',
+  updateOrganization: 'session',
+  deleteOrganization: 'session',
+  listOrganizationAuditLog: 'session',
+  listOrganizationMembers: 'session',
+  updateOrganizationMember: 'session',
+  removeOrganizationMember: 'session',
+  createOrganizationInvitation: 'session',
+  listOrganizationInvitations: 'session',
+  revokeOrganizationInvitation: 'session',
+  acceptInvitation: 'session',
   createAgent: 'agents:write',
   listAgents: 'agents:read',
   getAgent: 'agents:read',
@@ -84,6 +101,23 @@ export const BUDGET_EXEMPT = new Set([
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
   'listIdentities', 'linkIdentity', 'unlinkIdentity',
+  // A team whose budget a runaway key burned can still remove that member and their keys.
+  'createOrganization', 'listOrganizations', 'getOrganization', 'updateOrganization', 'deleteOrganization', 'listOrganizationAuditLog',
+  'listOrganizationMembers', 'updateOrganizationMember', 'removeOrganizationMember',
+  'createOrganizationInvitation', 'listOrganizationInvitations', 'revokeOrganizationInvitation', 'acceptInvitation',
+  'adminGetOrganization', 'adminUpdateOrganization',
+]);
+
+/**
+ * The operations that act for the organization a token's Gatehouse-Organization header names
+ * (README "Teams"): every operation with a scope (or 'any'), and of the account's own the profile
+ * (it names that organization) and the API keys (they belong to one). They answer a malformed
+ * header 400 invalid_request and an organization the caller is not in 403 not_a_member; the other
+ * account and admin operations ignore the header (the organization routes take theirs from the path).
+ */
+export const ORGANIZATION_SCOPED = new Set([
+  ...Object.entries(REQUIREMENTS).filter(([, requirement]) => requirement !== 'session' && requirement !== 'admin').map(([operationId]) => operationId),
+  'getMe', 'updateMe', 'createApiKey', 'listApiKeys', 'getApiKey', 'updateApiKey', 'rollApiKey', 'revokeApiKey',
 ]);
 
 /**
@@ -92,13 +126,18 @@ export const BUDGET_EXEMPT = new Set([
  */
 export const CALLER_FREE = new Set(['verifyCredential']);
 
-/** Which id kind a path's {id} is, from the collection it sits in (`{message_id}` is a message's). */
+/**
+ * Which id kind a path's {id} is, from the collection it sits in. The other path parameters name
+ * their kind (`{message_id}` a message, `{user_id}` a member's account, `{invitation_id}` an invitation).
+ */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],
   [/^\/v1\/users\/me\/passkeys\//, 'passkey'],
   [/^\/v1\/users\/me\/identities\//, 'identity'],
   [/^\/v1\/api-keys\//, 'apiKey'],
   [/^\/v1\/admin\/users\//, 'user'],
+  [/^\/v1\/admin\/organizations\//, 'organization'],
+  [/^\/v1\/organizations\//, 'organization'],
   [/^\/v1\/agents\//, 'agent'],
   [/^\/v1\/chats\//, 'chat'],
   [/^\/v1\/webhooks\//, 'webhook'],
@@ -113,7 +152,12 @@ export function unknownIds(op: SpecOperation): Record<string, string> {
   if (!op.path.includes('{id}')) return {};
   const kind = ID_KINDS.find(([pattern]) => pattern.test(op.path))?.[1];
   if (!kind) throw new Error(`${op.operationId}: no id kind for ${op.path}; add it to ID_KINDS`);
-  return { id: newId(kind), ...(op.path.includes('{message_id}') ? { message_id: newId('message') } : {}) };
+  return {
+    id: newId(kind),
+    ...(op.path.includes('{message_id}') ? { message_id: newId('message') } : {}),
+    ...(op.path.includes('{user_id}') ? { user_id: newId('user') } : {}),
+    ...(op.path.includes('{invitation_id}') ? { invitation_id: newId('invitation') } : {}),
+  };
 }
 
 /** A body the document and the server accept, for operations that need one to get past validation. */
@@ -125,6 +169,10 @@ export const VALID_BODIES: Record<string, unknown> = {
   updateChat: { title: 'Renamed' },
   appendMessageDelta: { sequence: 1, content: 'more' },
   adminUpdateUser: { tier: 'hobby' },
+  adminUpdateOrganization: { tier: 'hobby' },
+  updateOrganization: { name: 'Renamed' },
+  updateOrganizationMember: { role: 'viewer' },
+  createOrganizationInvitation: { email: 'nobody@example.com', role: 'viewer' },
   updateApiKey: { name: 'Renamed' },
   rollApiKey: {},
 };
