@@ -175,7 +175,7 @@ export interface paths {
         post?: never;
         /**
          * Delete the account and everything it owns
-         * @description Needs the current password.
+         * @description Needs the current password. Deletes the personal organization and every organization the account is the only member of, with all they hold; 409 `last_owner` while the account is the last owner of an organization that has other members.
          *
          *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -2944,6 +2944,17 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,6 +10,7 @@ export const NOT_EXERCISED: Record<string, string> = {
   'readyz 503': 'needs the database or Redis to fail; test/redis-outage.test.ts and the faults suite',
   'passkeyRegistrationOptions 422': 'needs an account with 20 passkeys; test/routes/passkeys.test.ts',
   'addPasskey 422': 'needs an account with 20 passkeys; test/routes/passkeys.test.ts',
+  'deleteMe 409': 'needs the account to be the last owner of a team with other members (last_owner); test/routes/organization-context.test.ts',
   'acceptInvitation 422': 'needs an account in 100 organizations (limit_reached); test/routes/organizations.test.ts',
 };
 

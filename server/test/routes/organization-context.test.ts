@@ -12,11 +12,11 @@ describe(`acting for an organization (${dialect})`, () => {
   });
   afterAll(() => t.close());
 
-  interface Person { id: string; token: string; personal: string }
+  interface Person { id: string; token: string; personal: string; password: string }
   const person = async (): Promise<Person> => {
     const user = await t.signUp();
     const me = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) })).json() as { personal_organization_id: string };
-    return { id: user.id, token: user.tokens.access_token, personal: me.personal_organization_id };
+    return { id: user.id, token: user.tokens.access_token, personal: me.personal_organization_id, password: user.password };
   };
   const call = (credential: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, orgId?: string, payload?: object) =>
     t.request({ method, url, headers: { ...bearer(credential), ...(orgId ? { 'gatehouse-organization': orgId } : {}) }, ...(payload ? { payload } : {}) });
@@ -169,5 +169,27 @@ describe(`acting for an organization (${dialect})`, () => {
     expect(usage.day.used).toBe(3);
     const personal = (await call(member.token, 'GET', '/v1/usage')).json() as { day: { used: number } };
     expect(personal.day.used).toBe(0);
+  });
+
+  it('deletes an account with its personal organization and those it is alone in, and refuses while it is the last owner of a team', async () => {
+    const owner = await person();
+    const member = await person();
+    const teamId = await team(owner, [[member, 'member']]);
+    const shared = await agentIn(owner.token, teamId);
+    const solo = await call(owner.token, 'POST', '/v1/organizations', undefined, { name: 'Solo' });
+    const soloId = (solo.json() as { id: string }).id;
+    await agentIn(owner.token, soloId);
+    const refused = await call(owner.token, 'DELETE', '/v1/users/me', undefined, { password: owner.password });
+    expectProblem(refused, 409, 'last_owner');
+    expect(refused.json().organization_id).toBe(teamId);
+
+    expect((await call(owner.token, 'PATCH', `/v1/organizations/${teamId}/members/${member.id}`, undefined, { role: 'owner' })).statusCode).toBe(200);
+    expect((await call(owner.token, 'DELETE', '/v1/users/me', undefined, { password: owner.password })).statusCode).toBe(204);
+    const orgs = await t.deps.database.db.selectFrom('organizations').select('id').where('id', 'in', [teamId, soloId, owner.personal]).execute();
+    expect(orgs.map((o) => o.id)).toEqual([teamId]);
+    // The team goes on with what it held.
+    expect((await call(member.token, 'GET', `/v1/agents/${shared}`, teamId)).statusCode).toBe(200);
+    const members = (await call(member.token, 'GET', `/v1/organizations/${teamId}/members`)).json() as { data: Array<{ user_id: string; role: string }> };
+    expect(members.data.map((m) => [m.user_id, m.role])).toEqual([[member.id, 'owner']]);
   });
 });

@@ -165,9 +165,10 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     },
 
     /** Before a user row disappears: every session id, revoked or not, joins the revocation list. */
-    async forgetUser(userId: string): Promise<void> {
-      await revokeSessions(await sessions.idsForUser(userId));
-    },
+    /** The ids of a user's sessions (read before the account is deleted, revoked after with `forget`). */
+    idsOf: (userId: string): Promise<string[]> => sessions.idsForUser(userId),
+    /** Every instance refuses these sessions' tokens at once. */
+    forget: (ids: string[]): Promise<void> => revokeSessions(ids),
 
     /** At start: sessions revoked recently may still have live tokens in the wild. */
     async loadRecentRevocations(): Promise<void> {

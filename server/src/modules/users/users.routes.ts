@@ -29,8 +29,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; secur
   app.delete('/users/me', {
     config: { ...config, stepUp: true },
     schema: {
-      tags, operationId: 'deleteMe', summary: 'Delete the account and everything it owns', description: 'Needs the current password.',
-      body: DeleteMeBody, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([400, 413, 415]) },
+      tags, operationId: 'deleteMe', summary: 'Delete the account and everything it owns',
+      description: 'Needs the current password. Deletes the personal organization and every organization the account is the only member of, with all they hold; '
+        + '409 `last_owner` while the account is the last owner of an organization that has other members.',
+      body: DeleteMeBody, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([400, 409, 413, 415]) },
     },
   }, async (request, reply) => {
     await users.delete(requireAuth(request).userId, request.body.password);

@@ -139,9 +139,11 @@ export function createUsersService(deps: UsersServiceDeps) {
     async delete(userId: string, password: string): Promise<void> {
       const user = await freshUser(userId);
       await checkPassword(user, password, '/password');
-      await deps.sessions.forgetUser(userId);
+      // Read first, announced once the account is gone: a refused deletion (last_owner) signs nobody out.
+      const sessionIds = await deps.sessions.idsOf(userId);
       const hashes = await deps.apiKeys.hashesOf(userId);
       const orgIds = await users.db.transaction().execute((trx) => createUsersRepository(trx).delete(userId));
+      await deps.sessions.forget(sessionIds);
       await deps.apiKeys.forget(hashes);
       await accounts.changed(userId);
       for (const orgId of orgIds) await deps.organizations.membershipChanged(orgId, userId);
