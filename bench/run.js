@@ -59,7 +59,8 @@ const HELP = `Usage: npm run bench [-- options]
                       extracted commit); its node_modules must resolve
   --compare DIR       throughput and routes parts: also measure the server in DIR/server, side by
                       side in the same rounds (rows tagged [basename of DIR]): a change against its
-                      base (routes: a second process on the same database, against the same ceiling)`;
+                      base (routes: a second process on the same database, against the same ceiling;
+                      with other migrations, a database and a ceiling of its own, set up alike)`;
 
 const { values: opts } = parseArgs({
   options: {

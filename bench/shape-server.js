@@ -13,7 +13,8 @@ const Fastify = require('fastify');
 const me = {
   id: 'usr_01m80qpzryezz88fvtr30cqsp7', email: 'bench-account@example.com', name: 'Bench account',
   created_at: '2026-11-22T04:20:00.414Z', updated_at: '2026-11-22T04:20:00.414Z', tier: 'enterprise', role: 'user',
-  email_verified: false, limits: { per_minute: 1000000000, per_day: 2147483647 },
+  email_verified: false, limits: { per_minute: 1000000000, per_day: 2147483647, streams: 50 },
+  personal_organization_id: 'org_01m80qpzrz4k7d2hx0q6v9b1ne', organization: { id: 'org_01m80qpzrz4k7d2hx0q6v9b1ne', role: 'owner' },
 };
 const app = Fastify({ logger: false });
 let n = 0;

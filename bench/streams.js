@@ -72,7 +72,7 @@ async function measure(mode) {
     if (receiving !== a) deployments.push(receiving);
     const accounts = [];
     for (let i = 0; i < ACCOUNTS; i++) accounts.push(await account(a, i));
-    // Without Redis the server learns of the new tier when its 5 s account cache expires.
+    // Without Redis the server learns of the new tier when its 5 s organization cache expires.
     for (const { token } of accounts) {
       for (let tries = 0; (await call(receiving.base, 'GET', '/v1/users/me', { token })).json.tier !== 'enterprise'; tries++) {
         if (tries > 80) throw new Error(`setup: the tier change did not reach ${receiving.name}`);

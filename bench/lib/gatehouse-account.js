@@ -34,8 +34,8 @@ export async function registerLoginUsers(deployment, n) {
 
 /**
  * The main account: register, log in, make an API key, create `agents` agents, raise the account
- * to enterprise with huge limits, and check that every target answers 200 with the body expected
- * before any load is sent.
+ * (its personal organization) to enterprise with huge limits, and check that every target answers
+ * 200 with the body expected before any load is sent.
  */
 export async function prepareAccount(deployment, { agents = AGENTS_PAGE } = {}) {
   const { base } = deployment;
@@ -43,13 +43,17 @@ export async function prepareAccount(deployment, { agents = AGENTS_PAGE } = {}) 
   const userId = await register(deployment, { email, password });
   const login = await expectStatus(base, 'POST', '/v1/auth/login', 200, { body: { username: email, password } });
   const token = login.json.access_token;
+  // What the account's resources and budget belong to since organizations (issue 21): its personal
+  // organization. Null on a server from before them, whose rows and budget are the user's own.
+  const orgId = (await expectStatus(base, 'GET', '/v1/users/me', 200, { token })).json.personal_organization_id ?? null;
+  if (orgId) deployment.resources.push({ kind: 'redis-keys', pattern: `gatehouse:rl:${orgId}:*` });
   const key = (await expectStatus(base, 'POST', '/v1/api-keys', 201, { token, body: { name: 'bench' } })).json.key;
   for (let i = 0; i < agents; i++) {
     await expectStatus(base, 'POST', '/v1/agents', 201, { token, body: { name: `Bench agent ${i + 1}`, model: 'gpt-4o', description: 'An agent of the benchmark account.' } });
   }
 
   await gatehouseCli(deployment, ['users', 'set-tier', email, 'enterprise', '--per-minute', String(LIMITS.perMinute), '--per-day', String(LIMITS.perDay)]);
-  // Without Redis the running server learns of the change when its 5 s account cache expires.
+  // Without Redis the running server learns of the change when its 5 s organization cache expires.
   const deadline = Date.now() + 20_000;
   for (;;) {
     const res = await expectStatus(base, 'GET', '/v1/users/me', 200, { token });
@@ -69,7 +73,7 @@ export async function prepareAccount(deployment, { agents = AGENTS_PAGE } = {}) 
   // By design /v1/users/me refuses API keys (403 session_required): account management needs a login.
   const refused = await call(base, 'GET', '/v1/users/me', { token: key });
   if (refused.status !== 403) throw new Error(`setup: /v1/users/me with an API key answered ${refused.status}, expected 403`);
-  return { email, password, userId, token, key };
+  return { email, password, userId, orgId, token, key };
 }
 
 /**

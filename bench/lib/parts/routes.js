@@ -3,6 +3,8 @@
 // message posts, 10% agent creates) against the same mix on the ceiling, all in the same
 // interleaved rounds. /v1/users/me and /v1/usage have no SQL: their ceiling is bare Fastify's
 // hello-world.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { onCleanup } from '../cleanup.js';
 import { AGENTS_PAGE, prepareAccount } from '../gatehouse-account.js';
 import { newDeployment, startAnotherServer, startGatehouse, teardown } from '../gatehouse.js';
@@ -48,10 +50,12 @@ async function prepareChats(deployment, account) {
   return { agent, chat: chats[0] };
 }
 
-async function startCeiling(ctx, deployment, userId) {
+/** The ceiling answers for the account's personal organization (for the user on a server from before organizations). */
+async function startCeiling(ctx, deployment, account) {
   const port = await freePort();
   const name = `ceiling (${deployment.name})`;
-  const ceiling = startProcess(name, ['--import', 'tsx', 'bench/ceiling-server.js'], { PORT: String(port), HOST: '127.0.0.1', CEILING_DATABASE_URL: deployment.env.DATABASE_URL, CEILING_USER_ID: userId }, ctx.repoRoot);
+  const owner = account.orgId ? { CEILING_ORG_ID: account.orgId } : { CEILING_USER_ID: account.userId };
+  const ceiling = startProcess(name, ['--import', 'tsx', 'bench/ceiling-server.js'], { PORT: String(port), HOST: '127.0.0.1', CEILING_DATABASE_URL: deployment.env.DATABASE_URL, ...owner }, ctx.repoRoot);
   ctx.releases.push(onCleanup(name, () => stopProcess(ceiling)));
   await waitUntilServing(ceiling, `http://127.0.0.1:${port}/healthz`);
   return { base: `http://127.0.0.1:${port}`, process: ceiling };
@@ -73,52 +77,98 @@ function target(id, mode, label, base, request, credential, processHandle, redis
   return { ...common, url: `${base}${request.path}`, method: request.method, body: request.body };
 }
 
+/** A server's migrations: two servers share a database only when they agree on its schema. */
+async function migrationsOf(root) {
+  return (await readdir(join(root, 'server', 'src', 'infra', 'db', 'migrations'))).filter((f) => /^\d{4}-.*(?<!\.test)\.ts$/.test(f)).sort().join(' ');
+}
+
+/**
+ * One deployment of `root`'s server with the bench account, its agents, chats and messages, and
+ * its ceiling on the same database: the targets of each route on the ceiling.
+ */
+async function prepareDeployment(ctx, mode, root, tag, { wanted, measured }) {
+  const deployment = newDeployment(mode, root, `${MODE_NAMES[mode]} routes${tag}`);
+  ctx.releases.push(onCleanup(`Gatehouse ${deployment.name}`, () => teardown(deployment)));
+  await startGatehouse(deployment, { env: NO_CAPS });
+  const account = await prepareAccount(deployment);
+  const ids = await prepareChats(deployment, account);
+  // Statistics of the tables as set up, so the planner does not plan for empty ones (autovacuum
+  // would get there within a minute or so; both servers then read with the same statistics).
+  if (mode === 'redis') await psql(deployment.database, 'analyze');
+  const ceiling = await startCeiling(ctx, deployment, account);
+  const requests = routeRequests(ids);
+  const mix = { mix: MIX.map((r) => requests[r]) };
+  const tops = {};
+  for (const route of measured) tops[route] = target(`${mode}:${route}:ceiling${tag}`, mode, `${requests[route].label} (ceiling${tag})`, ceiling.base, requests[route], null, ceiling.process, false);
+  if (wanted('mixed')) tops.mixed = target(`${mode}:mixed:ceiling${tag}`, mode, `mixed workload (ceiling${tag})`, ceiling.base, mix, null, ceiling.process, false);
+  return { deployment, account, requests, mix, tops };
+}
+
+/**
+ * With --compare: each route of the other server against this checkout's, in the same rounds
+ * (req/s and server CPU per request; per-round: the ratio within each round).
+ */
+function sideBySide(ctx, pairs, results) {
+  if (ctx.servers.length < 2) return [];
+  const rows = [];
+  for (const p of pairs.filter((x) => x.server > 0)) {
+    const base = pairs.find((x) => x.server === 0 && x.mode === p.mode && x.route === p.route);
+    const [other, own] = [results[p.gatehouse.id], results[base.gatehouse.id]];
+    const rps = ratio(other, own);
+    const hasCpu = [...other, ...own].every((x) => typeof x.cpuUs === 'number');
+    const cpu = hasCpu ? ratio(other, own, 'cpuUs') : null;
+    rows.push([MODE_NAMES[p.mode], base.gatehouse.label, int(stats(own, 'rps').median), int(stats(other, 'rps').median), pct(rps.value), `${pct(rps.min)}–${pct(rps.max)}`,
+      hasCpu ? `${stats(own, 'cpuUs').median.toFixed(0)} / ${stats(other, 'cpuUs').median.toFixed(0)}` : 'n/a', cpu ? `${pct(cpu.value)} (${pct(cpu.min)}–${pct(cpu.max)})` : 'n/a']);
+  }
+  const tag = ctx.servers[1].tag.trim();
+  return [{
+    title: `Side by side: ${tag} ÷ this server (${ctx.servers[0].root}), same rounds`,
+    text: markdown(['mode', 'route', 'req/s', `req/s ${tag}`, 'ratio', 'per-round', `server CPU µs/req (this / ${tag})`, 'CPU ratio (per-round)'], rows),
+  }];
+}
+
 export async function runRoutes(ctx) {
   ctx.releases = [];
   const hello = await startHello(ctx);
   const targets = [hello];
   const pairs = [];
+  const wanted = (id) => ctx.routeIds?.has(id) ?? true;
+  const measured = Object.keys(routeRequests({})).filter(wanted);
+  const schemas = await Promise.all(ctx.servers.map((s) => migrationsOf(s.root)));
   for (const mode of ctx.modes) {
-    const deployment = newDeployment(mode, ctx.servers[0].root, `${MODE_NAMES[mode]} routes`);
-    ctx.releases.push(onCleanup(`Gatehouse ${deployment.name}`, () => teardown(deployment)));
-    await startGatehouse(deployment, { env: NO_CAPS });
-    const account = await prepareAccount(deployment);
-    const ids = await prepareChats(deployment, account);
-    // Statistics of the tables as set up, so the planner does not plan for empty ones (autovacuum
-    // would get there within a minute or so; both servers then read with the same statistics).
-    if (mode === 'redis') await psql(deployment.database, 'analyze');
-    const ceiling = await startCeiling(ctx, deployment, account.userId);
-    const requests = routeRequests(ids);
     const redis = mode === 'redis';
-    const mix = { mix: MIX.map((r) => requests[r]) };
-    const tops = {};
-    const wanted = (id) => ctx.routeIds?.has(id) ?? true;
-    const measured = Object.entries(requests).filter(([route]) => wanted(route));
-    for (const [route, request] of measured) tops[route] = target(`${mode}:${route}:ceiling`, mode, `${request.label} (ceiling)`, ceiling.base, request, null, ceiling.process, false);
-    const topMix = target(`${mode}:mixed:ceiling`, mode, 'mixed workload (ceiling)', ceiling.base, mix, null, ceiling.process, false);
-    targets.push(...Object.values(tops), ...(wanted('mixed') ? [topMix] : []));
-    // This checkout's server, then (--compare) another version's, on the same data and ceiling.
+    let shared = null;
+    // This checkout's server, then (--compare) another version's: on the same data and ceiling when
+    // both have the same migrations; else (a release from before a schema change) on a database of
+    // its own, set up the same way through the API, against a ceiling of its own.
     for (const [i, server] of ctx.servers.entries()) {
-      const gatehouse = i === 0 ? deployment : await startAnotherServer(deployment, server.root, `${deployment.name}${server.tag}`);
-      if (i > 0) ctx.releases.push(onCleanup(`Gatehouse ${gatehouse.name}`, () => teardown(gatehouse)));
       const tag = server.tag;
+      const own = i === 0 || schemas[i] !== schemas[0];
+      const setup = own ? await prepareDeployment(ctx, mode, server.root, tag, { wanted, measured }) : shared;
+      if (i === 0) shared = setup;
+      if (own) targets.push(...Object.values(setup.tops));
+      else ctx.log(`bench: ${server.root}/server has the same migrations: a second process on the same database and ceiling`);
+      const { account, requests, mix, tops } = setup;
+      const gatehouse = own ? setup.deployment : await startAnotherServer(setup.deployment, server.root, `${setup.deployment.name}${tag}`);
+      if (!own) ctx.releases.push(onCleanup(`Gatehouse ${gatehouse.name}`, () => teardown(gatehouse)));
       // An access token of this process's own signing key (without GATEHOUSE_SECRET each process keeps its own).
-      const token = i === 0 ? account.token : (await expectStatus(gatehouse.base, 'POST', '/v1/auth/login', 200, { body: { username: account.email, password: account.password } })).json.access_token;
-      for (const [route, request] of measured) {
+      const token = own ? account.token : (await expectStatus(gatehouse.base, 'POST', '/v1/auth/login', 200, { body: { username: account.email, password: account.password } })).json.access_token;
+      for (const route of measured) {
+        const request = requests[route];
         const gh = target(`${mode}:${route}${tag}`, mode, `${request.label}${tag}`, gatehouse.base, request, account.key, gatehouse.server, redis);
         targets.push(gh);
-        pairs.push({ mode, what: `${request.label}${tag}`, gatehouse: gh, ceiling: tops[route], goal: ROUTE_GOALS[mode][route] ?? ROUTE_GOALS[mode].route });
+        pairs.push({ mode, route, server: i, what: `${request.label}${tag}`, gatehouse: gh, ceiling: tops[route], goal: ROUTE_GOALS[mode][route] ?? ROUTE_GOALS[mode].route });
       }
       if (wanted('mixed')) {
         const ghMix = target(`${mode}:mixed${tag}`, mode, `mixed workload (70/20/10)${tag}`, gatehouse.base, mix, account.key, gatehouse.server, redis);
         targets.push(ghMix);
-        pairs.push({ mode, what: `mixed: 70% reads, 20% message posts, 10% agent creates${tag}`, gatehouse: ghMix, ceiling: topMix, goal: ROUTE_GOALS[mode].mixed });
+        pairs.push({ mode, route: 'mixed', server: i, what: `mixed: 70% reads, 20% message posts, 10% agent creates${tag}`, gatehouse: ghMix, ceiling: tops.mixed, goal: ROUTE_GOALS[mode].mixed });
       }
       for (const [id, path, credential] of [['users-me', '/v1/users/me', token], ['usage', '/v1/usage', account.key]]) {
         if (!wanted(id)) continue;
         const t = target(`${mode}:${path}${tag}`, mode, `GET ${path}${tag}`, gatehouse.base, { method: 'GET', path }, credential, gatehouse.server, redis);
         targets.push(t);
-        pairs.push({ mode, what: `GET ${path} ÷ bare Fastify hello-world${tag}`, gatehouse: t, ceiling: hello, goal: ROUTE_GOALS[mode].hello });
+        pairs.push({ mode, route: id, server: i, what: `GET ${path} ÷ bare Fastify hello-world${tag}`, gatehouse: t, ceiling: hello, goal: ROUTE_GOALS[mode].hello });
       }
     }
   }
@@ -138,7 +188,7 @@ export async function runRoutes(ctx) {
     sections: [{
       title: `Routes against their ceiling (bare Fastify, the same SQL): ${ctx.connections} connections, API key (users/me: access token)`,
       text: markdown(['mode', 'route', 'Gatehouse req/s', 'ceiling req/s', 'ratio', 'per-round', 'goal', 'p99 ms (G / c)', 'server CPU µs/req (G / c)'], rows),
-    }],
+    }, ...sideBySide(ctx, pairs, results)],
     goals,
     json: { targets: targets.map(({ process: _p, headers: _h, ...t }) => t), results },
     release: async () => {
