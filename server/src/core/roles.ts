@@ -1,3 +1,4 @@
+import { AppError } from './errors.js';
 import { USER_SCOPES, type UserScope } from './scopes.js';
 
 /**
@@ -35,4 +36,9 @@ export const ROLE_SCOPES: Record<OrgRole, ReadonlySet<string>> = {
 /** The least role that allows a platform scope (for the 403's `required_role`). */
 export function roleForScope(scope: string): OrgRole {
   return ORG_ROLES.find((role) => ROLE_SCOPES[role].has(scope)) ?? 'owner';
+}
+
+/** 403 for a member whose role is too weak: the one shape every refusal by role has (`what` names the operation). */
+export function insufficientRole(required: OrgRole, actual: OrgRole, what = 'This'): AppError {
+  return new AppError('insufficient_role', `${what} needs the ${required} role or higher in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../infra/clock.js';
 import type { RevocationList } from '../infra/revocation.js';
 import type { AccountCache } from '../modules/accounts/account-cache.js';
 import type { Membership, OrganizationCache } from '../modules/organizations/organization-cache.js';
-import { ROLE_SCOPES, roleForScope, type OrgRole } from '../core/roles.js';
+import { insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../core/roles.js';
 import { isId } from '../core/ids.js';
 import { clientOf } from '../core/client-info.js';
 import type { AuditActor } from '../modules/organizations/audit-log.js';
@@ -124,11 +124,6 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
   }
   if (!ROLE_SCOPES[orgRole].has(requirement)) return insufficientRole(roleForScope(requirement), orgRole);
   return undefined;
-}
-
-/** 403 for a member whose role in the organization is too weak for what they asked. */
-export function insufficientRole(required: OrgRole, actual: OrgRole): AppError {
-  return new AppError('insufficient_role', `This needs the ${required} role in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
 }
 
 /** The header a token names the organization it acts for with (absent: the user's personal one). */

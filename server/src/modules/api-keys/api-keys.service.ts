@@ -16,7 +16,7 @@ import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { presentApiKey } from './api-keys.presenter.js';
 import { createApiKeysRepository, type ApiKeyRow, type ApiKeysRepository } from './api-keys.repository.js';
-import { atLeast, ROLE_SCOPES, roleForScope, type OrgRole } from '../../core/roles.js';
+import { atLeast, insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../../core/roles.js';
 import type { ClientInfo } from '../../core/client-info.js';
 import { recordAudit } from '../organizations/audit-log.js';
 
@@ -39,9 +39,6 @@ function auditKey(trx: Kysely<Database>, clock: Clock, actor: KeyActor, action: 
   return recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId }, action, targetId: key.id, client: actor.client, detail: { name: key.name, ...detail } });
 }
 
-function roleError(required: OrgRole, actual: OrgRole): AppError {
-  return new AppError('insufficient_role', `This needs the ${required} role in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
-}
 
 const MAX_LIFETIME_MS = 5 * 366 * 86_400_000;
 /** The longest a rolled secret keeps working beside the new one. */
@@ -118,7 +115,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
   /** Managing `key` needs `least` for one's own key, admin for another member's. */
   function assertMayManage(actor: KeyActor, key: ApiKeyRow, least: OrgRole): void {
     const needed: OrgRole = key.user_id === actor.userId ? least : 'admin';
-    if (!atLeast(actor.orgRole, needed)) throw roleError(needed, actor.orgRole);
+    if (!atLeast(actor.orgRole, needed)) throw insufficientRole(needed, actor.orgRole);
   }
 
   /** Every instance drops what it cached under these hashes (revoked: refuses them too). */
@@ -129,13 +126,13 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
 
   return {
     async create(actor: KeyActor, input: CreateKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
-      if (!atLeast(actor.orgRole, 'member')) throw roleError('member', actor.orgRole);
+      if (!atLeast(actor.orgRole, 'member')) throw insufficientRole('member', actor.orgRole);
       const name = cleanName(input.name);
       // By default every platform scope the creator's role allows.
       const scopes = input.scopes ?? USER_SCOPES.filter((scope) => ROLE_SCOPES[actor.orgRole].has(scope));
       assertMayHold(scopes, actor.serviceRole);
       const beyondRole = scopes.find((scope) => !isServiceScope(scope) && !ROLE_SCOPES[actor.orgRole].has(scope));
-      if (beyondRole !== undefined) throw roleError(roleForScope(beyondRole), actor.orgRole);
+      if (beyondRole !== undefined) throw insufficientRole(roleForScope(beyondRole), actor.orgRole);
       const key = generateApiKey();
       const row: ApiKeyRow = {
         id: newId('apiKey'),

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../../core/errors.js';
-import { atLeast, type OrgRole } from '../../core/roles.js';
+import { atLeast, insufficientRole, type OrgRole } from '../../core/roles.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
 import { createOrganizationsRepository, type OrganizationRow } from './organizations.repository.js';
@@ -11,7 +11,7 @@ export const organizationNotFound = () => new AppError('not_found', 'No organiza
 /** 403 insufficient_role, naming the least role that would do (`required_role`). */
 export function assertRole(role: OrgRole, least: OrgRole, what: string): void {
   if (!atLeast(role, least)) {
-    throw new AppError('insufficient_role', `${what} needs the ${least} role or higher in this organization; you are ${role}.`, { required_role: least, role });
+    throw insufficientRole(least, role, what);
   }
 }
 

@@ -36,15 +36,15 @@ export function createOrganizationCache(deps: { organizations: OrganizationsRepo
     orgs.clear();
     roles.clear();
   });
-  const fresh = (at: number) => clock.now() - at < ACCOUNT_CACHE_TTL_MS;
-
-  /** null: not a member (or no such organization); undefined: not cached. */
+  /** null: not a member (or no such organization); undefined: not cached. One clock reading for both entries. */
   function peek(orgId: string, userId: string): Membership | null | undefined {
     const role = roles.get(`${orgId} ${userId}`);
-    if (role === undefined || !fresh(role.at)) return undefined;
+    if (role === undefined) return undefined;
+    const oldest = clock.now() - ACCOUNT_CACHE_TTL_MS;
+    if (role.at <= oldest) return undefined;
     if (role.role === null) return null;
     const org = orgs.get(orgId);
-    if (org === undefined || !fresh(org.at)) return undefined;
+    if (org === undefined || org.at <= oldest) return undefined;
     return org.row ? { org: org.row, role: role.role } : null;
   }
 
