@@ -24,7 +24,7 @@ export interface Caps {
  * the delete on the account row) deadlocks on PostgreSQL. SQLite runs one writer at a time: no-op.
  * FOR NO KEY UPDATE does not block the foreign-key checks of inserts that reference the account.
  */
-export async function lockAccount(trx: Kysely<Database>, dialect: DialectName, orgId: string): Promise<void> {
+export async function lockOrganization(trx: Kysely<Database>, dialect: DialectName, orgId: string): Promise<void> {
   if (dialect === 'postgres') await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forNoKeyUpdate().execute();
 }
 

@@ -4,7 +4,7 @@ import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { AgentsTable, Database } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
-import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import { lockOrganization, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { recordEvent } from '../events/event-outbox.js';
@@ -84,7 +84,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
     /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(orgId: string, id: string): Promise<void> {
       const recorded = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, dialect, orgId); // the account first, as every cap change does
+        await lockOrganization(trx, dialect, orgId); // the account first, as every cap change does
         const chats = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();

@@ -10,7 +10,7 @@ import { isServiceScope, KEY_SCOPES, USER_SCOPES } from '../../core/scopes.js';
 import { nextPeriodStart, periodStarts, usesLeft, type RefillInterval } from './key-uses.js';
 import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
-import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
+import { lockOrganization, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
@@ -257,7 +257,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(actor: KeyActor, id: string): Promise<void> {
       const { hashes, recorded } = await repo.db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, actor.orgId); // the organization first, as every cap change does
+        await lockOrganization(trx, deps.dialect, actor.orgId); // the organization first, as every cap change does
         const current = await createApiKeysRepository(trx).findInOrg(actor.orgId, id);
         if (!current) return { hashes: undefined, recorded: undefined };
         // Anyone may revoke a key of their own (a demoted member too); others' keys need an admin.

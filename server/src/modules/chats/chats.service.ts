@@ -4,7 +4,7 @@ import { toPage } from '../../core/pagination.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { ChatsTable, Database, MessagesTable } from '../../infra/db/schema.js';
 import { isId, newId } from '../../core/ids.js';
-import { lockAccount, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
+import { lockOrganization, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
@@ -85,7 +85,7 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
       if (!isId('agent', body.agent_id)) throw unknownAgent();
       const row: ChatRow = { id: newId('chat'), org_id: orgId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now, message_count: 0 };
       const recorded = await db.transaction().execute(async (trx) => {
-        // The account first (lockAccount): an agent deleted meanwhile is then gone when we look.
+        // The account first (lockOrganization): an agent deleted meanwhile is then gone when we look.
         await takeCapacity(trx, orgId, 'chat_count', deps.caps.chatsPerAccount, 'chats');
         const agent = await trx.selectFrom('agents').select('id').where('org_id', '=', orgId).where('id', '=', body.agent_id).executeTakeFirst();
         if (!agent) throw unknownAgent();
@@ -123,7 +123,7 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
 
     async delete(orgId: string, id: string): Promise<void> {
       const recorded = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, orgId);
+        await lockOrganization(trx, deps.dialect, orgId);
         const result = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw chatNotFound();
         await releaseCapacity(trx, orgId, 'chat_count');

@@ -7,7 +7,7 @@ import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
 import { recordAudit, type AuditActor } from '../organizations/audit-log.js';
 import { newId } from '../../core/ids.js';
 import { checkOutboundUrl, OutboundRefused } from '../../infra/outbound/url-guard.js';
-import { lockAccount, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
+import { lockOrganization, releaseCapacity, takeCapacity } from '../accounts/account-caps.js';
 import { recordEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
@@ -109,7 +109,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async delete(actor: AuditActor, id: string): Promise<void> {
       const { orgId } = actor;
       await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, deps.dialect, orgId);
+        await lockOrganization(trx, deps.dialect, orgId);
         const result = await trx.deleteFrom('webhook_endpoints').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();
         await releaseCapacity(trx, orgId, 'webhook_count');
