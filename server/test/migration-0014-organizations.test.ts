@@ -176,7 +176,7 @@ describe(`migration 0014 moves what every account holds to its personal organiza
     }
 
     // --- The upgrade, as `gatehouse serve` runs it ------------------------------------------
-    expect(await migrateToLatest(handle)).toEqual(['0014-organizations']);
+    expect(await migrateToLatest(handle, '0014-organizations')).toEqual(['0014-organizations']);
     if (dialect === 'sqlite') {
       await handle.close();
       handle = await open(); // a fresh connection parses the edited schema

@@ -120,8 +120,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-/** Runs pending migrations; safe to call from several instances at once (Kysely takes a lock). */
-export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+/**
+ * Runs pending migrations; safe to call from several instances at once (Kysely takes a lock).
+ * `upTo` stops after that migration (a migration's own test checks its work before later ones run).
+ */
+export async function migrateToLatest(handle: DatabaseHandle, upTo?: string): Promise<string[]> {
   // Kysely looks for its own migration tables in every schema of the database unless told which
   // one; a kysely_migration_lock in some other schema (another app, another test) would make it
   // skip creating ours and then fail. Pin them to the schema our unqualified tables land in.
@@ -131,7 +134,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
       : undefined;
   const migrator = new Migrator({ db: handle.db, provider, migrationTableSchema });
   setMigratingSqlite(handle.sqlite ?? null);
-  const { error, results } = await migrator.migrateToLatest().finally(() => setMigratingSqlite(null));
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest()).finally(() => setMigratingSqlite(null));
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

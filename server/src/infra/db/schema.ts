@@ -20,6 +20,8 @@ export interface UsersTable {
   personal_org_id: string;
   /** Organizations the user belongs to, capped like every other collection (account-caps.ts). */
   organization_count: Generated<number>;
+  /** Set when the owner deleted the account (migration 0015): it is purged then; signing in before restores it. */
+  deletion_due_at: string | null;
 }
 
 /**
@@ -189,6 +191,9 @@ export interface WebhookEndpointsTable {
   disabled_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** The secret before the last rotation (migration 0015): deliveries carry its signature too until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
 }
 
 export interface EventsTable {
@@ -231,6 +236,8 @@ export interface DeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** The first bytes of the receiver's answer (migration 0015); null when there was none. */
+  response_excerpt: string | null;
 }
 
 export interface IdempotencyKeysTable {

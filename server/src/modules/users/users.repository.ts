@@ -23,7 +23,7 @@ export function newUserRow(input: { id: string; email: string; name: string; pas
   return {
     id: input.id, email: input.email, email_normalized: normalizeEmail(input.email), name: input.name, password_hash: input.passwordHash,
     role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, created_at: input.nowIso, updated_at: input.nowIso,
-    personal_org_id: newId('organization'), organization_count: 1,
+    personal_org_id: newId('organization'), organization_count: 1, deletion_due_at: null,
   };
 }
 

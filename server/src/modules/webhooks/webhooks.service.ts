@@ -64,6 +64,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const row: EndpointRow = {
         id: newId('webhook'), org_id: orgId, url, description: body.description ?? null, events: body.events.join(' '),
         secret: sealWebhookSecret(secret, deps.secret), enabled: 1, disabled_reason: null, created_at: now, updated_at: now,
+        previous_secret: null, previous_secret_expires_at: null,
       };
       await db.transaction().execute(async (trx) => {
         await takeCapacity(trx, orgId, 'webhook_count', deps.maxEndpoints, 'webhook endpoints');

@@ -12,6 +12,7 @@ import * as liveStreams from './0011-live-streams.js';
 import * as usageHistory from './0012-usage-history.js';
 import * as platformKeys from './0013-platform-keys.js';
 import * as organizations from './0014-organizations.js';
+import * as operations from './0015-operations.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -29,4 +30,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012-usage-history': usageHistory,
   '0013-platform-keys': platformKeys,
   '0014-organizations': organizations,
+  '0015-operations': operations,
 };
