@@ -21,6 +21,8 @@ export type Agent = Schemas['Agent'];
 export type Chat = Schemas['Chat'];
 export type Message = Schemas['Message'];
 export type SecurityEvent = Schemas['SecurityEvent'];
+/** me.export(): everything the account holds. */
+export type AccountExport = Schemas['AccountExport'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpoint'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];

@@ -11,6 +11,13 @@ import { isId } from './core/ids.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './infra/db/schema.js';
 import type { BusMessage } from './infra/bus.js';
+import type { Operator } from './modules/admin/operator.js';
+import { API_KEY_PREFIX } from './modules/api-keys/api-key-format.js';
+
+/** Running instances hear of a command's change through Redis only (API.md §8: one instance without it). */
+const INSTANCES_NOTE = `With REDIS_URL set, running instances act on it at once. Without it this command cannot reach a running
+instance: it sees the change when its cached copy expires (an account within 5 s, an API key within
+5 minutes), and live streams it holds stay open; the API, served by the instance itself, acts at once.`;
 
 const HELP: Record<string, string> = {
   main: `Usage: npx gatehouse <command> [options]
@@ -23,6 +30,9 @@ Commands:
         [--per-minute N] [--per-day N] [--streams N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
   users reset-mfa <email>               turn off an account's second factor (lost phone and recovery codes)
+  users disable <email|user_id>         sign an account out everywhere and refuse its logins, tokens and API keys
+  users enable <email|user_id>          let a disabled account sign in again
+  keys revoke <key_id>                  revoke any account's API key by its id
   keys rotate                           add a new signing key; old ones stay in JWKS until their tokens expire
 
 Every command reads the same environment as the server. Run "npx gatehouse <command> --help" for details.`,
@@ -32,6 +42,9 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
   'users set-tier': `Usage: npx gatehouse users set-tier <email|org_id> <tier> [--per-minute N] [--per-day N] [--streams N]\n\nAn email sets the tier of that account's personal organization; an org_… id, of that organization.\nTiers: ${TIERS.join(', ')}. --per-minute, --per-day and --streams (live streams open at once) set custom\nlimits, for the enterprise tier only; a limit without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
   'users reset-mfa': 'Usage: npx gatehouse users reset-mfa <email>\n\nTurns off the account\'s TOTP factor and deletes its recovery codes, for an owner who lost both\n(check who is asking first). The password alone signs in again; the security log and the\nuser.mfa.disabled webhook event record it.',
+  'users disable': `Usage: npx gatehouse users disable <email|user_id>\n\nWhat the admin API's PATCH /v1/admin/users/{id} {"disabled": true} does: the account's sessions are\nrevoked, its logins, tokens and API keys refused (403 account_disabled) and its live streams closed.\n${INSTANCES_NOTE}\nThe account's security log records it (account_updated_by_admin, by operator). "users enable" undoes it.`,
+  'users enable': `Usage: npx gatehouse users enable <email|user_id>\n\nLets a disabled account sign in again, and its API keys work again; the sessions revoked when it was\ndisabled stay revoked. ${INSTANCES_NOTE}`,
+  'keys revoke': `Usage: npx gatehouse keys revoke <key_id>\n\nRevokes the API key with this id (key_…), whoever holds it, as DELETE /v1/api-keys/{id} does: its\norganization gets the key back in its count, its audit log and the api_key.revoked webhook event record\nit, and the owner's security log shows it (by operator). ${INSTANCES_NOTE}\nThe key's secret (gth_…) is not its id: GET /v1/api-keys lists the ids.`,
   'keys rotate': 'Usage: npx gatehouse keys rotate\n\nCreates a new EdDSA signing key and retires the current one. Running instances pick it up within a minute; tokens signed by the old key stay valid until they expire.',
 };
 
@@ -162,6 +175,67 @@ async function resetMfa(config: Config, args: string[]): Promise<string> {
   });
 }
 
+/** What an operator command did; `changed`: it changed something running instances had to hear of. */
+interface Outcome {
+  message: string;
+  changed: boolean;
+}
+
+/**
+ * The API's own services for one command (modules/admin/operator.ts), on the database the
+ * environment names; running instances are told through Redis when REDIS_URL is set. A message
+ * Redis did not take fails the command (exit 1) after it says what it did.
+ */
+async function withOperator(config: Config, run: (operator: Operator) => Promise<Outcome>): Promise<string> {
+  return withDatabase(config, async ({ db, dialect }) => {
+    const { createOperator } = await import('./modules/admin/operator.js');
+    const operator = createOperator({
+      db, dialect, redisUrl: config.redisUrl, clock: systemClock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
+      maxActiveKeys: config.caps.apiKeysPerAccount, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
+    });
+    try {
+      const { message, changed } = await run(operator);
+      if (operator.undelivered.length > 0) {
+        console.log(message);
+        throw new Error(`running instances were not told through Redis (${operator.undelivered.join('; ')}); they see the change when their cached copies expire`);
+      }
+      if (changed && !operator.reachesInstances) console.error('note: REDIS_URL is not set, so running instances were not told: see "--help"');
+      return message;
+    } finally {
+      await operator.close();
+    }
+  });
+}
+
+async function setDisabled(config: Config, args: string[], disabled: boolean): Promise<string> {
+  const [who, ...extra] = args;
+  if (!who || extra.length > 0) throw new UsageError(HELP[disabled ? 'users disable' : 'users enable']!);
+  return withOperator(config, async (operator) => {
+    const user = await operator.findUser(who);
+    if (!user) throw new UsageError(`no account with ${isId('user', who) ? 'id' : 'email'} ${who}`);
+    if ((user.disabled === 1) === disabled) return { changed: false, message: `${user.email} is ${disabled ? 'already disabled' : 'not disabled'}; nothing changed` };
+    await operator.setDisabled(user.id, disabled);
+    return {
+      changed: true,
+      message: disabled ? `${user.email} (${user.id}) is disabled: signed out everywhere; its logins, tokens and API keys are refused` : `${user.email} (${user.id}) is enabled: it can sign in again`,
+    };
+  });
+}
+
+async function revokeKey(config: Config, args: string[]): Promise<string> {
+  const [id, ...extra] = args;
+  if (!id || extra.length > 0) throw new UsageError(HELP['keys revoke']!);
+  // Never echo a secret back (terminal scrollback, CI logs).
+  if (id.startsWith(API_KEY_PREFIX)) throw new UsageError(`that is an API key's secret, not its id: pass the key_… id (GET /v1/api-keys lists them)`);
+  if (!isId('apiKey', id)) throw new UsageError(`"${id}" is not an API key id (key_…)`);
+  return withOperator(config, async (operator) => {
+    const key = await operator.revokeApiKey(id);
+    if (!key) throw new UsageError(`no live API key with id ${id} (unknown, or already revoked)`);
+    const owner = await operator.findUser(key.user_id);
+    return { changed: true, message: `revoked API key ${key.id} "${key.name}" (${key.prefix}…${key.last_four}) of ${owner?.email ?? key.user_id} in organization ${key.org_id}` };
+  });
+}
+
 async function grantAdmin(config: Config, args: string[]): Promise<string> {
   const [email] = args;
   if (!email) throw new UsageError(HELP['users grant-admin']!);
@@ -218,6 +292,13 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     case 'users reset-mfa':
       console.log(await resetMfa(config, rest));
+      return 0;
+    case 'users disable':
+    case 'users enable':
+      console.log(await setDisabled(config, rest, name === 'users disable'));
+      return 0;
+    case 'keys revoke':
+      console.log(await revokeKey(config, rest));
       return 0;
     case 'keys rotate': {
       const kid = await withDatabase(config, ({ db }) => rotateSigningKeys(db, systemClock, config.secret));

@@ -25,6 +25,7 @@ const INTS = {
   MFA_STEP_UP_SECONDS: IntString(30, 86_400),
   STREAM_HEARTBEAT_SECONDS: IntString(1, 300),
   USAGE_FLUSH_SECONDS: IntString(1, 300),
+  ACCOUNT_DELETION_GRACE_DAYS: IntString(0, 3650),
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -90,6 +91,8 @@ export const Config = Type.Object({
   streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
   /** Usage history (modules/usage/): seconds between the batches in which an instance adds its request counts to the database. */
   usageFlushSeconds: Type.Integer({ minimum: 1 }),
+  /** Days between DELETE /v1/users/me and the purge; a sign-in meanwhile restores the account. 0: at once (modules/accounts/account-deletion.ts). */
+  accountDeletionGraceDays: Type.Integer({ minimum: 0 }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
@@ -261,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),
+    accountDeletionGraceDays: readInt(env, 'ACCOUNT_DELETION_GRACE_DAYS', 30),
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
     webauthn: readWebauthn(env, publicUrl),
     oidcProviders: readOidcProviders(env),

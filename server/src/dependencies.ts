@@ -10,6 +10,9 @@ import { createMailer, type Mailer } from './infra/mail/mailer.js';
 import { connectRedis } from './infra/redis.js';
 import { createRevocationList, type RevocationList } from './infra/revocation.js';
 import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
+import { createAccountDeletion, type AccountDeletion } from './modules/accounts/account-deletion.js';
+import { createAccountExport, type AccountExport } from './modules/accounts/account-export.js';
+import { createAccountPurge, type AccountPurge } from './modules/accounts/deletion-purge.js';
 import { createAdminService, type AdminService } from './modules/admin/admin.service.js';
 import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
 import { createChatsService, type ChatsService } from './modules/chats/chats.service.js';
@@ -85,6 +88,12 @@ export interface Dependencies {
   mailer: Mailer;
   securityLog: SecurityLog;
   accountEmail: AccountEmailService;
+  /** DELETE /v1/users/me with a grace period, and the restore a sign-in makes meanwhile. */
+  accountDeletion: AccountDeletion;
+  /** Purges accounts whose grace has passed (hourly, stopped by close; `purgeOnce` for tests and tools). */
+  accountPurge: AccountPurge;
+  /** GET /v1/users/me/export. */
+  accountExport: AccountExport;
   /** Webhook endpoints API and this instance's delivery worker (started here, stopped by close). */
   webhooks: Webhooks;
   /** Live streams (chat and account events) open on this instance. */
@@ -193,35 +202,46 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
-      users: usersRepository, sessions, apiKeys, accounts, organizations: organizationCache, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
+      users: usersRepository, sessions, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
+    const emailTokens = createEmailTokens({ db: database.db, clock });
     const accountEmail = createAccountEmailService({
-      db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: createEmailTokens({ db: database.db, clock }),
-      hasher, sessions, apiKeys, accounts, attempts, securityLog, onError,
+      db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: emailTokens,
+      hasher, sessions, apiKeys, accounts, attempts, securityLog, onError, onEvent: events.committed,
     });
+    const accountPurge = createAccountPurge({
+      users: usersRepository, dialect: database.dialect, sessions, apiKeys, accounts, organizations: organizationCache, clock, onError,
+      warn: (detail, message) => overrides.logger?.warn(detail, message),
+    });
+    accountPurge.start();
+    const accountDeletion = createAccountDeletion({
+      users: usersRepository, confirmIdentity: users.confirmIdentity, sessions, apiKeys, tokens: emailTokens, accounts, purge: accountPurge, securityLog, clock,
+      notify: { deletionScheduled: accountEmail.notifyDeletionScheduled, restored: accountEmail.notifyRestored }, graceDays: config.accountDeletionGraceDays,
+    });
+    const restoreAccount = accountDeletion.restoreOnSignIn;
     const mfa = createMfaService({
       repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword, confirmOwner: users.confirmOwner,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.committed,
-      notify: accountEmail.notifySecurityChange,
+      notify: accountEmail.notifySecurityChange, restoreAccount,
     });
     const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({
       repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, dialect: database.dialect, webauthn: config.webauthn,
-      requireEmailVerification: config.requireEmailVerification, onEvent: events.committed, notify: accountEmail.notifySecurityChange,
+      requireEmailVerification: config.requireEmailVerification, onEvent: events.committed, notify: accountEmail.notifySecurityChange, restoreAccount,
     });
     const identities = createIdentitiesService({
       repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
       providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
       isAllowedRedirect: redirectUriChecker(config), requireEmailVerification: config.requireEmailVerification, confirmOwner: users.confirmOwner,
       dialect: database.dialect, onEvent: events.committed, notify: accountEmail.notifySecurityChange,
-      warn: (detail, message) => overrides.logger?.warn(detail, message),
+      warn: (detail, message) => overrides.logger?.warn(detail, message), restoreAccount,
     });
     const login = createLoginService({
-      users: usersRepository, sessions, hasher, attempts, securityLog, mfa,
+      users: usersRepository, sessions, hasher, attempts, securityLog, mfa, restoreAccount,
       maxFailures: config.loginMaxFailures, requireEmailVerification: config.requireEmailVerification,
     });
-    const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, clock });
+    const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, securityLog, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
@@ -240,6 +260,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usageHistory = createUsageHistoryService({ repo: usageRepository, counter: usageCounter, clock, onError });
     const usageRetention = createUsageRetention({ repo: usageRepository, clock, onError });
     usageRetention.start();
+    const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
     const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, organizations: organizationCache, limiter, usage: usageCounter, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
@@ -248,6 +269,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
       users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
+      accountDeletion, accountPurge, accountExport,
       usageCounter, usageHistory, organizationCache, organizations,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
@@ -255,6 +277,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
         await streams.close();
         eventRetention.stop();
         usageRetention.stop();
+        accountPurge.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();
         await usageCounter.close(); // its last counts, before the database closes

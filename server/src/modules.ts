@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
-import { AdminOrganization, AdminUser, adminRoutes } from './modules/admin/admin.routes.js';
+import { AdminOrganization, AdminUser, AdminUserDetail, adminRoutes } from './modules/admin/admin.routes.js';
 import { agentsRoutes } from './modules/agents/agents.routes.js';
 import { Agent } from './modules/agents/agents.schemas.js';
 import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
@@ -32,6 +32,7 @@ import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
 import { Usage, UsageHistory, usageRoutes } from './modules/usage/usage.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { Me, User } from './modules/users/users.schemas.js';
+import { AccountExport } from './modules/accounts/account-export.schemas.js';
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { streamsRoutes } from './modules/streams/streams.routes.js';
@@ -51,7 +52,7 @@ export interface AppModule {
 export const V1_MODULES: AppModule[] = [
   { name: 'auth', schemas: [User, TokenResponse], register: (v1, d) => v1.register(authRoutes, { users: d.users, login: d.login, sessions: d.sessions, accountEmail: d.accountEmail, securityLog: d.securityLog }) },
   { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, { accountEmail: d.accountEmail }) },
-  { name: 'users', schemas: [Me], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail }) },
+  { name: 'users', schemas: [Me, AccountExport], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail, accountDeletion: d.accountDeletion, accountExport: d.accountExport }) },
   { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa }) },
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },
   { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },
@@ -61,7 +62,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'organizations', schemas: [Organization, Member, Invitation, AuditEvent], register: (v1, d) => v1.register(organizationsRoutes, { organizations: d.organizations, clock: d.clock }) },
   { name: 'usage', schemas: [Usage, UsageHistory], register: (v1, d) => v1.register(usageRoutes, { limiter: d.limiter, history: d.usageHistory }) },
   { name: 'verification', schemas: [CredentialVerification], register: (v1, d) => v1.register(verificationRoutes, { verification: d.verification }) },
-  { name: 'admin', schemas: [AdminUser, AdminOrganization], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
+  { name: 'admin', schemas: [AdminUser, AdminUserDetail, AdminOrganization], register: (v1, d) => v1.register(adminRoutes, { admin: d.admin, securityLog: d.securityLog }) },
   { name: 'agents', schemas: [Agent], register: (v1, d) => v1.register(agentsRoutes, { agents: d.agents }) },
   { name: 'chats', schemas: [Chat, Message], register: (v1, d) => v1.register(chatsRoutes, { chats: d.chats }) },
   { name: 'streams', register: (v1, d) => v1.register(streamsRoutes, {

@@ -27,7 +27,9 @@ import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT_DIR = resolve(SERVER_DIR, '..');
-const COMMANDS = [['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['users', 'reset-mfa'], ['keys', 'rotate']];
+const COMMANDS = [
+  ['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['users', 'reset-mfa'], ['users', 'disable'], ['users', 'enable'], ['keys', 'revoke'], ['keys', 'rotate'],
+];
 
 interface Result {
   code: number | null;
@@ -395,6 +397,126 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       } finally {
         await restarted.close();
       }
+    }, 120_000);
+  });
+
+  describe('users disable|enable and keys revoke, on an account with API keys', () => {
+    let server: Awaited<ReturnType<typeof openApp>>;
+    const email = uniqueEmail();
+    let userId: string;
+    let orgId: string;
+    let tokens: { access_token: string; refresh_token: string };
+    const keys: Array<{ id: string; key: string }> = [];
+    /** Without Redis the CLI cannot tell the instance: it sees an account change once its cached copy expires. */
+    const afterAccountCache = () => server.clock.advance(ACCOUNT_CACHE_TTL_MS);
+    const api = (method: 'GET' | 'POST', url: string, token?: string, payload?: object) =>
+      server.app.inject({ method, url, headers: token ? bearer(token) : {}, ...(payload ? { payload } : {}) });
+    const login = () => api('POST', '/v1/auth/login', undefined, { username: email, password: STRONG_PASSWORD });
+
+    beforeAll(async () => {
+      server = await openApp(databaseUrl, schema);
+      const reg = await api('POST', '/v1/auth/register', undefined, { email, password: STRONG_PASSWORD, name: 'Operated' });
+      expect(reg.statusCode, reg.body).toBe(201);
+      userId = reg.json().id;
+      tokens = (await login()).json();
+      orgId = (await api('GET', '/v1/users/me', tokens.access_token)).json().personal_organization_id;
+      for (const name of ['runtime', 'spare']) keys.push((await api('POST', '/v1/api-keys', tokens.access_token, { name })).json());
+    });
+    afterAll(() => server?.close());
+
+    it('users disable revokes the sessions and refuses logins and keys; enable (by id) lets the account back in', async () => {
+      const disabled = await cli(['users', 'disable', email]);
+      expect(disabled.code, disabled.stderr).toBe(0);
+      expect(disabled.stdout.trim()).toBe(`${email} (${userId}) is disabled: signed out everywhere; its logins, tokens and API keys are refused`);
+      expect(disabled.stderr).toContain('note: REDIS_URL is not set, so running instances were not told');
+      // What the admin API does: the flag, every session revoked with its event, the security log entry.
+      expect(await query<{ disabled: number }>(sql`select disabled from users where id = ${userId}`)).toEqual([{ disabled: 1 }]);
+      const sessions = await query<{ revoked_reason: string | null }>(sql`select revoked_reason from sessions where user_id = ${userId}`);
+      expect(sessions.map((r) => r.revoked_reason)).toEqual(sessions.map(() => 'account_disabled'));
+      const revokedEvents = await query<{ data: string }>(sql`select data from events where org_id = ${orgId} and type = 'session.revoked'`);
+      expect(revokedEvents.map((e) => JSON.parse(e.data).reason)).toEqual(['account_disabled']);
+      const log = await query<{ detail: string; ip: string | null }>(sql`select detail, ip from security_events where user_id = ${userId} and type = 'account_updated_by_admin'`);
+      expect(log.map((e) => ({ ...e, detail: JSON.parse(e.detail) }))).toEqual([{ ip: null, detail: { by: 'operator', changes: { disabled: true } } }]);
+
+      afterAccountCache();
+      expect((await api('GET', '/v1/agents', keys[0]!.key)).json().code).toBe('account_disabled');
+      expect((await login()).json().code).toBe('account_disabled');
+      expect((await api('POST', '/v1/auth/refresh', undefined, { refresh_token: tokens.refresh_token })).statusCode).toBe(401);
+      const again = await cli(['users', 'disable', userId]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout.trim()).toBe(`${email} is already disabled; nothing changed`);
+
+      const enabled = await cli(['users', 'enable', userId]);
+      expect(enabled.code, enabled.stderr).toBe(0);
+      expect(enabled.stdout.trim()).toBe(`${email} (${userId}) is enabled: it can sign in again`);
+      afterAccountCache();
+      expect((await login()).statusCode).toBe(200);
+      expect((await api('GET', '/v1/agents', keys[0]!.key)).statusCode).toBe(200);
+      expect((await cli(['users', 'enable', email])).stdout.trim()).toBe(`${email} is not disabled; nothing changed`);
+    }, 120_000);
+
+    it('says so and exits 1 when Redis does not take the message, the change saved', async () => {
+      // Nothing listens on port 1: the publish fails, as with Redis down.
+      const unreachable = await cli(['users', 'disable', email], { REDIS_URL: 'redis://127.0.0.1:1' });
+      expect(unreachable.code, unreachable.stderr).toBe(1);
+      expect(unreachable.stdout.trim()).toBe(`${email} (${userId}) is disabled: signed out everywhere; its logins, tokens and API keys are refused`);
+      expect(unreachable.stderr).toMatch(/^gatehouse: running instances were not told through Redis \(account-changed: .+\); they see the change when their cached copies expire/);
+      expect(await query(sql`select disabled from users where id = ${userId}`)).toEqual([{ disabled: 1 }]);
+      expect((await cli(['users', 'enable', email])).code).toBe(0);
+    }, 120_000);
+
+    it('keys revoke revokes any key by id with the API\'s effects: counter, audit log, event, security log', async () => {
+      const [runtime, spare] = keys as [{ id: string; key: string }, { id: string; key: string }];
+      const count = async () => Number((await query<{ n: number }>(sql`select api_key_count as n from organizations where id = ${orgId}`))[0]!.n);
+      const before = await count();
+      const res = await cli(['keys', 'revoke', runtime.id]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout.trim()).toMatch(new RegExp(`^revoked API key ${runtime.id} "runtime" \\(gth_\\w{4}…\\w{4}\\) of ${email.replace(/\./g, '\\.')} in organization ${orgId}$`));
+      expect(res.stdout).not.toContain(runtime.key);
+      expect(await count()).toBe(before - 1);
+      expect(await query(sql`select actor_user_id, target_id from audit_events where org_id = ${orgId} and action = 'api_key.revoked'`)).toEqual([{ actor_user_id: null, target_id: runtime.id }]);
+      const events = await query<{ data: string }>(sql`select data from events where org_id = ${orgId} and type = 'api_key.revoked'`);
+      expect(events.map((e) => JSON.parse(e.data))).toEqual([{ id: runtime.id, ids: [runtime.id] }]);
+      const log = await query<{ detail: string }>(sql`select detail from security_events where user_id = ${userId} and type = 'api_key_revoked'`);
+      expect(log.map((e) => JSON.parse(e.detail))).toEqual([{ api_key_id: runtime.id, name: 'runtime', by: 'operator' }]);
+
+      // The instance drops its cached copy of a key within 5 minutes when nothing tells it (no Redis).
+      server.clock.advance(5 * 60_000 + 1_000);
+      expect((await api('GET', '/v1/agents', runtime.key)).statusCode).toBe(401);
+      expect((await api('GET', '/v1/agents', spare.key)).statusCode).toBe(200);
+      const listed = (await api('GET', '/v1/api-keys', (await login()).json().access_token)).json().data as { id: string }[];
+      expect(listed.map((k) => k.id)).toEqual([spare.id]);
+
+      const twice = await cli(['keys', 'revoke', runtime.id]);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toContain(`no live API key with id ${runtime.id} (unknown, or already revoked)`);
+      expect(await count()).toBe(before - 1);
+    }, 120_000);
+
+    it('exits 2 with a message for an unknown account or key, a secret given as an id, or missing or extra arguments', async () => {
+      const [nobody, noId, secret, junk, bare, extra, noKey] = await Promise.all([
+        cli(['users', 'disable', 'nobody@example.com']),
+        cli(['users', 'enable', 'usr_01m80h15sxexf8nyy2raa7xwfh']),
+        cli(['keys', 'revoke', keys[1]!.key]),
+        cli(['keys', 'revoke', 'abc']),
+        cli(['users', 'disable']),
+        cli(['users', 'disable', email, 'other@example.com']),
+        cli(['keys', 'revoke', 'key_01m80h15sxexf8nyy2raa7xwfh']),
+      ]);
+      for (const r of [nobody, noId, secret, junk, bare, extra, noKey]) {
+        expect(r!.code, r!.stdout + r!.stderr).toBe(2);
+        expect(r!.stdout).toBe('');
+      }
+      expect(nobody!.stderr).toContain('no account with email nobody@example.com');
+      expect(noId!.stderr).toContain('no account with id usr_01m80h15sxexf8nyy2raa7xwfh');
+      expect(secret!.stderr).toContain("that is an API key's secret, not its id");
+      expect(secret!.stderr).not.toContain(keys[1]!.key);
+      expect(junk!.stderr).toContain('"abc" is not an API key id');
+      for (const r of [bare, extra]) expect(r!.stderr).toContain('Usage: npx gatehouse users disable <email|user_id>');
+      expect(noKey!.stderr).toContain('no live API key with id key_01m80h15sxexf8nyy2raa7xwfh');
+      // Nothing changed: the account is enabled and the spare key still live.
+      expect(await query(sql`select disabled from users where id = ${userId}`)).toEqual([{ disabled: 0 }]);
+      expect(await query(sql`select revoked_at from api_keys where id = ${keys[1]!.id}`)).toEqual([{ revoked_at: null }]);
     }, 120_000);
   });
 

@@ -72,8 +72,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke the current session
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * Sign out: this session, every other one, or all
+         * @description `scope`: `current` (the default) revokes this session; `others` every other session of the account ("sign out everywhere else"); `all` every session. The revoked sessions' access tokens are refused at once on every instance, and their live streams close.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         post: operations["logout"];
         delete?: never;
@@ -91,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an email address with the token from the mail */
+        /**
+         * Confirm an email address with the token from the mail
+         * @description The link of every mail that confirms an address: the one sent at registration (or resent), and the one a change of email sends to the new address (POST /v1/users/me/email), which makes that address the account's sign-in address. 409 `email_taken` when another account took the new address meanwhile.
+         */
         post: operations["verifyEmail"];
         delete?: never;
         options?: never;
@@ -174,8 +179,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete the account and everything it owns
-         * @description Needs the current password. Deletes the personal organization and every organization the account is the only member of, with all they hold; 409 `last_owner` while the account is the last owner of an organization that has other members.
+         * Delete the account and everything it owns, after a grace period
+         * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). At once every session is signed out and every API key the account created is revoked, on every instance; the account and what it owns (its personal organization and every organization it is the only member of, with all they hold) are deleted at `deletion_due_at` (ACCOUNT_DELETION_GRACE_DAYS, default 30; 0: at once). Signing in before then restores the account (revoked keys stay revoked). 409 `last_owner`, with nothing changed, while the account is the last owner of an organization that has other members.
          *
          *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -187,6 +192,50 @@ export interface paths {
          * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/v1/users/me/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the sign-in email address (confirmed from a link mailed to the new one)
+         * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; following it (`POST /v1/auth/email/verify {token}`) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. A newer request voids the older link. 409 `email_taken` when another account uses the address. 3 requests per hour that get this far (a mail, or a taken address).
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        post: operations["changeEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the account holds, as one JSON file
+         * @description A download (`Content-Disposition: attachment`): the profile, organizations and roles, what the personal organization holds (agents, chats with their messages, webhook endpoints and API keys without secrets), sessions, passkeys, linked providers and the security log. Written as it is read; 10 per hour.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        get: operations["exportMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/users/me/password": {
@@ -961,8 +1010,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find users (by exact email, any letter case)
-         * @description Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * Users, newest first: everyone, or found by address, part of the address or name, tier or status
+         * @description Filters combine. `email` is the exact address; `q` any part of the address or the name (not indexed: a rare match on a large table reads every user until the page is full, so pages stay at most 100).
+         *
+         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         get: operations["adminListUsers"];
         put?: never;
@@ -980,7 +1031,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A user, with the organizations they belong to and their role in each
+         * @description Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        get: operations["adminGetUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -988,11 +1043,31 @@ export interface paths {
         head?: never;
         /**
          * Change a user's tier, custom limits or disabled flag
-         * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults.
+         * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults. `disabled: true` refuses the account's tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked).
          *
          *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         patch: operations["adminUpdateUser"];
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's security log, newest first (what they see at /users/me/security-events)
+         * @description Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         */
+        get: operations["adminListUserSecurityEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/admin/organizations/{id}": {
@@ -1323,6 +1398,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one delivery again, with its original event and webhook-id
+         * @description Any status: the delivery is pending and due now, its attempts kept (new ones are added). Receivers deduplicate on `webhook-id`, which stays the original. 409 when the endpoint is disabled, or the delivery has had 50 attempts.
+         *
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send every failed delivery since a time again
+         * @description Every `failed` delivery of this endpoint created at or after `since`, oldest first, at most 10000 a call (if `redelivered` says that many, call again for the rest). `since` must not be in the future (field code in_future) nor older than the events kept, 30 days (beyond_retention). 409 when the endpoint is disabled.
+         *
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["redeliverFailedWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret; the old one keeps signing for the overlap. The secret is in this response only
+         * @description Until `previous_secret_expires_at` every delivery carries two signatures in `webhook-signature` (new secret first), so receivers verify with either while they switch. A rotation during an overlap drops the secret before the current one: at most two sign.
+         *
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1501,6 +1642,107 @@ export interface components {
                 role: "viewer" | "member" | "admin" | "owner";
             };
         };
+        AccountExport: {
+            /** @enum {string} */
+            format: "gatehouse.account-export";
+            /**
+             * @description Raised only when a field changes meaning or goes; new fields may appear in any version
+             * @enum {number}
+             */
+            version: 1;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            exported_at: string;
+            user: {
+                id: string;
+                email: string;
+                name: string;
+                email_verified: boolean;
+                /** @enum {string} */
+                role: "user" | "admin";
+                /** @description False for an account made through a sign-in provider or passkeys only */
+                has_password: boolean;
+                personal_organization_id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                updated_at: string;
+            };
+            /** @description Every organization the account is a member of, and its role there */
+            organizations: {
+                id: string;
+                name: string;
+                personal: boolean;
+                /** @enum {string} */
+                role: "viewer" | "member" | "admin" | "owner";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                joined_at: string;
+            }[];
+            /** @description What the personal organization holds (a team's data belongs to the team: export it from there) */
+            personal_organization: {
+                id: string;
+                agents: components["schemas"]["Agent"][];
+                chats: {
+                    id: string;
+                    agent_id: string;
+                    title: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    created_at: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    updated_at: string;
+                    /** @description Oldest first */
+                    messages: components["schemas"]["Message"][];
+                }[];
+                /** @description Without their signing secrets */
+                webhook_endpoints: components["schemas"]["WebhookEndpoint"][];
+                /** @description The live keys, without their secrets */
+                api_keys: components["schemas"]["ApiKey"][];
+            };
+            /** @description Every session, ended ones too, oldest first */
+            sessions: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                last_used_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                expires_at: string;
+                revoked_at: string | null;
+                ip: string | null;
+                user_agent: string | null;
+            }[];
+            passkeys: components["schemas"]["Passkey"][];
+            /** @description Linked sign-in providers */
+            identities: components["schemas"]["Identity"][];
+            /** @description The security log, oldest first */
+            security_events: components["schemas"]["SecurityEvent"][];
+        };
         MfaStatus: {
             totp: {
                 /** @enum {string} */
@@ -1556,7 +1798,7 @@ export interface components {
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -1858,6 +2100,8 @@ export interface components {
                 per_day: number | null;
                 streams: number | null;
             } | null;
+            /** @description When a deletion the user asked for becomes final (signing in before then cancels it); null: none pending */
+            deletion_due_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1868,6 +2112,47 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             updated_at: string;
+        };
+        AdminUserDetail: {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            tier: "free" | "hobby" | "standard" | "pro" | "enterprise";
+            role: string;
+            disabled: boolean;
+            email_verified: boolean;
+            /** @description Effective limits */
+            limits: {
+                per_minute: number;
+                per_day: number;
+                streams: number;
+            };
+            custom_limits: {
+                per_minute: number | null;
+                per_day: number | null;
+                streams: number | null;
+            } | null;
+            /** @description When a deletion the user asked for becomes final (signing in before then cancels it); null: none pending */
+            deletion_due_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description Every organization the user belongs to (at most 100), newest first, with their role there */
+            organizations: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "viewer" | "member" | "admin" | "owner";
+                personal: boolean;
+            }[];
         };
         AdminOrganization: {
             id: string;
@@ -1962,6 +2247,8 @@ export interface components {
             enabled: boolean;
             /** @description Why delivery stopped, e.g. the receiver answered 410 Gone */
             disabled_reason: string | null;
+            /** @description After a secret rotation with an overlap: until when deliveries are signed with the previous secret too (null: no overlap running) */
+            previous_secret_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1982,6 +2269,8 @@ export interface components {
             enabled: boolean;
             /** @description Why delivery stopped, e.g. the receiver answered 410 Gone */
             disabled_reason: string | null;
+            /** @description After a secret rotation with an overlap: until when deliveries are signed with the previous secret too (null: no overlap running) */
+            previous_secret_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -2019,7 +2308,10 @@ export interface components {
                 status_code: number | null;
                 /** @description Network error, timeout or refusal when there was no status */
                 error: string | null;
+                /** @description Until the receiver answered its status (or the attempt failed) */
                 duration_ms: number;
+                /** @description The first 200 bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer */
+                response_excerpt: string | null;
             }[];
             /**
              * Format: date-time
@@ -2370,7 +2662,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Which sessions to end: this one (`current`), every other one (`others`), or `all`
+                     * @default current
+                     * @enum {string}
+                     */
+                    scope?: "current" | "others" | "all";
+                };
+            };
+        };
         responses: {
             /** @description Signed out */
             204: {
@@ -2493,6 +2796,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credential */
             401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
@@ -2899,19 +3213,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    password: string;
+                    /** @description The current password; an account without one leaves it out (a recent sign-in confirms it) */
+                    password?: string;
                 };
             };
         };
         responses: {
-            /** @description Deleted */
-            204: {
+            /** @description When the account and its data are deleted; signing in before then restores it */
+            202: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        deletion_due_at: string;
+                    };
+                };
             };
             /** @description Validation failed or malformed request */
             400: {
@@ -3078,6 +3401,187 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @description The current password; an account without one leaves it out (a recent sign-in confirms it) */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address the confirmation link went to; the account keeps its address until the link is followed */
+                        pending_email: string;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountExport"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +5920,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Only events of this type */
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
             };
             header?: never;
             path?: never;
@@ -8041,7 +8547,13 @@ export interface operations {
     adminListUsers: {
         parameters: {
             query?: {
+                /** @description The exact address, any letter case */
                 email?: string;
+                /** @description Part of the address or the name, any letter case (% and _ match themselves). Not indexed: on a large table a rare match reads every user until the page is full. */
+                q?: string;
+                tier?: "free" | "hobby" | "standard" | "pro" | "enterprise";
+                /** @description true: disabled accounts only; false: enabled ones only */
+                disabled?: boolean;
                 limit?: number;
                 cursor?: string;
             };
@@ -8096,6 +8608,91 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserDetail"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8214,6 +8811,99 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListUserSecurityEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Only events of this type */
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SecurityEvent"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
@@ -11283,7 +11973,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url: string;
-                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "organization.*" | "organization.member.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test" | "organization.member.added" | "organization.member.updated" | "organization.member.removed")[];
+                    events: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.email.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "organization.*" | "organization.member.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.email.changed" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test" | "organization.member.added" | "organization.member.updated" | "organization.member.removed")[];
                     description?: string;
                 };
             };
@@ -11808,7 +12498,7 @@ export interface operations {
                      * @example https://example.com/hooks/gatehouse
                      */
                     url?: string;
-                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "organization.*" | "organization.member.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test" | "organization.member.added" | "organization.member.updated" | "organization.member.removed")[];
+                    events?: ("*" | "agent.*" | "chat.*" | "chat.message.*" | "api_key.*" | "user.*" | "user.email.*" | "user.mfa.*" | "user.passkey.*" | "user.identity.*" | "session.*" | "security.*" | "webhook.*" | "organization.*" | "organization.member.*" | "agent.created" | "agent.updated" | "agent.deleted" | "chat.created" | "chat.updated" | "chat.deleted" | "chat.message.created" | "chat.message.completed" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "user.updated" | "user.email.changed" | "user.mfa.enabled" | "user.mfa.disabled" | "user.mfa.recovery_codes_regenerated" | "user.mfa.recovery_code_used" | "user.passkey.added" | "user.passkey.removed" | "user.identity.linked" | "user.identity.unlinked" | "session.revoked" | "security.refresh_token_reused" | "webhook.test" | "organization.member.added" | "organization.member.updated" | "organization.member.removed")[];
                     description?: string | null;
                     /** @description true re-enables an endpoint disabled by a 410 */
                     enabled?: boolean;
@@ -12304,6 +12994,703 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key + same body within 24 h replays the first response (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverFailedWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key + same body within 24 h replays the first response (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 time: failed deliveries created at or after it are sent again. Not in the future, not older than the events kept (30 days).
+                     * @example 2025-01-31T09:00:00Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many failed deliveries are pending again (at most 10000 a call: if it says that many, call again for the rest) */
+                        redelivered: number;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key + same body within 24 h replays the first response (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long deliveries stay signed with the previous secret too (default one day; 0: it stops at once; at most 7 days)
+                     * @default 86400
+                     */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present (`true`) when this answer replays the first one sent for the Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Both windows of the account's budget: `"minute";q=<limit>;w=60, "day";q=<limit>;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The tighter window (draft-ietf-httpapi-ratelimit-headers): `r` = requests left in it, `t` = seconds until more become available (0 when none is spent). */
+                    RateLimit?: string;
+                    /** @description The tighter window's limit. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the tighter window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When more requests become available in the tighter window, as a Unix time in seconds (now + `t`). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;

@@ -1,6 +1,6 @@
 /** The signed-in account (`/users/me…`): needs a session, not an API key. */
 import type { Call, RequestOptions } from '../core.js';
-import type { QueryParams, RequestBody } from '../operations.js';
+import type { QueryParams, RequestBody, Success } from '../operations.js';
 import type { SessionManager } from '../session.js';
 import { identitiesResource } from './identities.js';
 import { mfaResource } from './mfa.js';
@@ -10,11 +10,24 @@ export function accountResource(call: Call, sessions: SessionManager) {
   return {
     get: (options?: RequestOptions) => call('getMe', {}, options),
     update: (body: RequestBody<'updateMe'>, options?: RequestOptions) => call('updateMe', { body }, options),
-    /** Deletes the account and everything it owns (confirm with the password), then clears the store. */
-    async delete(body: RequestBody<'deleteMe'>, options?: RequestOptions): Promise<void> {
-      await call('deleteMe', { body }, options);
+    /**
+     * Schedules the deletion of the account and everything it owns (confirm with the password; an
+     * account without one sends none, within minutes of signing in), then clears the store. Every
+     * session and API key of the account stops working at once; signing in before
+     * `deletion_due_at` restores the account (revoked keys stay revoked).
+     */
+    async delete(body: RequestBody<'deleteMe'> = {}, options?: RequestOptions): Promise<Success<'deleteMe'>> {
+      const scheduled = await call('deleteMe', { body }, options);
       await sessions.clear();
+      return scheduled;
     },
+    /**
+     * Asks to change the sign-in address: a link goes to the new one, and following it
+     * (auth.verifyEmail with its token) makes the change. Until then the account keeps its address.
+     */
+    changeEmail: (body: RequestBody<'changeEmail'>, options?: RequestOptions) => call('changeEmail', { body }, options),
+    /** Everything the account holds, as one JSON document (format in the server's README, "Your data"). */
+    export: (options?: RequestOptions) => call('exportMe', {}, options),
     /** Other sessions are signed out; this one stays. */
     changePassword: (body: RequestBody<'changePassword'>, options?: RequestOptions) => call('changePassword', { body }, options),
     resendVerification: (options?: RequestOptions) => call('resendVerification', {}, options),

@@ -84,10 +84,19 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
       }
     },
 
-    /** Ends the session on the server and clears the store (also when the server says it had already ended). */
-    async logout(options?: RequestOptions): Promise<void> {
+    /**
+     * Signs out. `scope`: `current` (the default) ends this session and clears the store (also
+     * when the server says it had already ended); `all` ends every session of the account and
+     * clears the store; `others` ends every other session ("sign out everywhere else") and keeps
+     * this one.
+     */
+    async logout(body: RequestBody<'logout'> = {}, options?: RequestOptions): Promise<void> {
+      if (body.scope === 'others') {
+        await call('logout', { body }, options);
+        return;
+      }
       try {
-        await call('logout', {}, options);
+        await call('logout', { body }, options);
       } catch (error) {
         if (!isGatehouseError(error) || (error.status !== 401 && error.code !== 'not_authenticated')) throw error;
       } finally {
@@ -99,7 +108,7 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     forgotPassword: (body: RequestBody<'forgotPassword'>, options?: RequestOptions) => call('forgotPassword', { body }, options),
     /** Sets a new password with the mailed token; signs out every session of the account. */
     resetPassword: (body: RequestBody<'resetPassword'>, options?: RequestOptions) => call('resetPassword', { body }, options),
-    /** Confirms the address with the mailed token. */
+    /** Confirms an address with the mailed token: the account's own, or the new one of a change of email (me.changeEmail). */
     verifyEmail: (body: RequestBody<'verifyEmail'>, options?: RequestOptions) => call('verifyEmail', { body }, options),
   };
 }

@@ -14,5 +14,23 @@ export function webhooksResource(call: Call) {
     test: (id: string, options?: CreateOptions) => call('testWebhook', { params: { id } }, options),
     /** Filter with `status` (pending, delivered, failed). */
     deliveries: (id: string, query?: QueryParams<'listWebhookDeliveries'>, options?: RequestOptions) => call('listWebhookDeliveries', { params: { id }, query }, options),
+    /**
+     * Sends one delivery again (any status), with its original event: receivers see the same
+     * `webhook-id` and deduplicate on it. Resolves to the delivery, pending and due now.
+     */
+    redeliver: (id: string, deliveryId: string, options?: CreateOptions) =>
+      call('redeliverWebhookDelivery', { params: { id, delivery_id: deliveryId } }, options),
+    /**
+     * Sends every `failed` delivery created at or after `since` (RFC 3339; at most 30 days back)
+     * again; resolves to `{ redelivered }`, at most 10,000 a call (call again for the rest).
+     */
+    redeliverFailed: (id: string, body: RequestBody<'redeliverFailedWebhookDeliveries'>, options?: CreateOptions) =>
+      call('redeliverFailedWebhookDeliveries', { params: { id }, body }, options),
+    /**
+     * A new signing secret (the answer's `secret`, shown this once); the old one keeps signing
+     * beside it for `overlap_seconds` (0 to 7 days; default one day), until `previous_secret_expires_at`.
+     */
+    rotateSecret: (id: string, body: RequestBody<'rotateWebhookSecret'> = {}, options?: CreateOptions) =>
+      call('rotateWebhookSecret', { params: { id }, body }, options),
   };
 }

@@ -15,7 +15,7 @@ export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', i
  */
 export const DASHBOARD_ROUTES = [
   '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/oidc-callback', '/accept-invitation',
-  '/agents', '/chats', '/chats/*', '/webhooks', '/settings', '/settings/*',
+  '/agents', '/chats', '/chats/*', '/webhooks', '/webhooks/*', '/admin', '/admin/*', '/settings', '/settings/*',
 ] as const;
 
 /** No inline script or style, nothing from another origin, no framing. */

@@ -4,6 +4,7 @@ import { ContractClient, Coverage } from './contract-client.js';
 import { randomIp, signUpAdmin, type Actor, type Context } from './context.js';
 import { coverageGaps } from './coverage.js';
 import { accountJourney } from './journeys/account.js';
+import { accountOperationsJourney } from './journeys/account-operations.js';
 import { adminJourney } from './journeys/admin.js';
 import { agentsJourney } from './journeys/agents.js';
 import { apiKeysJourney } from './journeys/api-keys.js';
@@ -70,6 +71,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   operationsJourney(ctx);
   authJourney(ctx);
   accountJourney(ctx);
+  accountOperationsJourney(ctx);
   mfaJourney(ctx);
   passkeysJourney(ctx);
   identitiesJourney(ctx);

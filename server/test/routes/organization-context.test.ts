@@ -8,7 +8,8 @@ import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 describe(`acting for an organization (${dialect})`, () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    // No grace period: the deletion below is the purge itself (the grace is account-deletion.test.ts's).
+    t = await createTestApp({ env: { ACCOUNT_DELETION_GRACE_DAYS: '0' } });
   });
   afterAll(() => t.close());
 
@@ -184,7 +185,9 @@ describe(`acting for an organization (${dialect})`, () => {
     expect(refused.json().organization_id).toBe(teamId);
 
     expect((await call(owner.token, 'PATCH', `/v1/organizations/${teamId}/members/${member.id}`, undefined, { role: 'owner' })).statusCode).toBe(200);
-    expect((await call(owner.token, 'DELETE', '/v1/users/me', undefined, { password: owner.password })).statusCode).toBe(204);
+    const deleted = await call(owner.token, 'DELETE', '/v1/users/me', undefined, { password: owner.password });
+    expect(deleted.statusCode).toBe(202);
+    expect(deleted.json().deletion_due_at).toBe(new Date(t.clock.now()).toISOString());
     const orgs = await t.deps.database.db.selectFrom('organizations').select('id').where('id', 'in', [teamId, soloId, owner.personal]).execute();
     expect(orgs.map((o) => o.id)).toEqual([teamId]);
     // The team goes on with what it held.

@@ -212,7 +212,7 @@ describe(`usage history (${dialect})`, () => {
     counter.record(gone.orgId, keyId, 'ok');
     counter.record(kept.orgId, keyId, 'ok');
     // Deleting the account deletes its personal organization, and the organization's rows with it.
-    await t.deps.users.delete(gone.user.id, gone.user.password);
+    await t.deps.accountPurge.purgeAccount(gone.user.id);
     expect(await t.deps.database.db.selectFrom('organizations').select('id').where('id', '=', gone.orgId).execute()).toEqual([]);
     await counter.flush();
     await counter.flush(); // nothing was put back to fail again

@@ -63,7 +63,7 @@ describe(`delivery claims (${dialect})`, () => {
     expect(new Set(taken).size).toBe(120);
     expect(await store().claim(10)).toEqual([]); // all leased
     t.clock.advance(LEASE + 1);
-    for (const c of await store().claim(200)) await store().record(c, { kind: 'attempted', status: 200, error: null, durationMs: 1 });
+    for (const c of await store().claim(200)) await store().record(c, { kind: 'attempted', status: 200, error: null, durationMs: 1 , responseExcerpt: null });
   });
 
   it('retakes a lapsed lease and fences the stale holder out', async () => {
@@ -74,8 +74,8 @@ describe(`delivery claims (${dialect})`, () => {
     t.clock.advance(LEASE + 1);
     const [fresh] = await store(await otherHandle()).claim(10);
     expect(fresh?.id).toBe(stale!.id);
-    expect(await store().record(stale!, { kind: 'attempted', status: 200, error: null, durationMs: 5 })).toBe(false);
-    expect(await store().record(fresh!, { kind: 'attempted', status: 500, error: null, durationMs: 5 })).toBe(true);
+    expect(await store().record(stale!, { kind: 'attempted', status: 200, error: null, durationMs: 5 , responseExcerpt: null })).toBe(false);
+    expect(await store().record(fresh!, { kind: 'attempted', status: 500, error: null, durationMs: 5 , responseExcerpt: null })).toBe(true);
     const row = await t.deps.database.db.selectFrom('deliveries').selectAll().where('id', '=', fresh!.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, locked_until: null, next_attempt_at: isoTime(t.clock.now() + 1_000) });
     const attempts = await t.deps.database.db.selectFrom('delivery_attempts').select('status_code').where('delivery_id', '=', fresh!.id).execute();
@@ -83,7 +83,7 @@ describe(`delivery claims (${dialect})`, () => {
     // The last delay is spent: the next failure is final.
     t.clock.advance(1_000);
     const [last] = await store().claim(10);
-    await store().record(last!, { kind: 'attempted', status: null, error: 'ECONNREFUSED', durationMs: 1 });
+    await store().record(last!, { kind: 'attempted', status: null, error: 'ECONNREFUSED', durationMs: 1 , responseExcerpt: null });
     expect(await t.deps.database.db.selectFrom('deliveries').select(['status', 'attempts']).where('id', '=', fresh!.id).executeTakeFirstOrThrow()).toEqual({ status: 'failed', attempts: 2 });
   });
 
@@ -93,6 +93,6 @@ describe(`delivery claims (${dialect})`, () => {
     await store().release(claim!);
     const [again] = await store().claim(10);
     expect(again?.id).toBe(claim!.id);
-    await store().record(again!, { kind: 'attempted', status: 204, error: null, durationMs: 1 });
+    await store().record(again!, { kind: 'attempted', status: 204, error: null, durationMs: 1 , responseExcerpt: null });
   });
 });

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A webhook receiver on 127.0.0.1 for tests. Its behaviour can change between requests:
- * answer a status, hang (never answer), or be down (nothing listening: connection refused).
+ * answer a status (with `body`, default `ok`), hang (never answer), or be down (nothing
+ * listening: connection refused).
  */
-export type Behaviour = { status: number; delayMs?: number } | 'hang' | 'down';
+export type Behaviour = { status: number; delayMs?: number; body?: string | Buffer } | 'hang' | 'down';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -41,9 +42,9 @@ export async function startReceiver(initial: Behaviour = { status: 200 }, path =
         const entry: Received = { headers: req.headers, body, answered: null };
         received.push(entry);
         if (behaviour === 'hang' || behaviour === 'down') return void hanging.add(res);
-        const { status, delayMs = 0 } = behaviour;
+        const { status, delayMs = 0, body: answer = 'ok' } = behaviour;
         entry.answered = status;
-        setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok'), delayMs);
+        setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end(answer), delayMs);
       });
     });
     s.once('error', reject);

@@ -168,7 +168,11 @@ describe(`webhook endpoints API (${dialect})`, () => {
       Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()).n);
     expect(await count('deliveries')).toBe(1);
     const del = await t.request({ method: 'DELETE', url: '/v1/users/me', headers: bearer(auth), payload: { password: user.password } });
-    expect(del.statusCode).toBe(204);
+    expect(del.statusCode).toBe(202);
+    // Kept through the grace period (a sign-in restores the account), gone with the purge after it.
+    expect(await count('webhook_endpoints')).toBe(1);
+    t.clock.advance(31 * 86_400_000);
+    await t.deps.accountPurge.purgeOnce();
     expect([await count('webhook_endpoints'), await count('deliveries'), await count('events')]).toEqual([0, 0, 0]);
   });
 });

@@ -254,7 +254,7 @@ export interface IdempotencyKeysTable {
 export interface EmailTokensTable {
   token_hash: string;
   user_id: string;
-  purpose: string; // verify_email | reset_password
+  purpose: string; // verify_email | reset_password | change_email (`email`: the new address)
   email: string;
   created_at: string;
   expires_at: string;

@@ -1,13 +1,17 @@
 import { AppError } from '../../core/errors.js';
 import { toPage } from '../../core/pagination.js';
+import type { ClientInfo } from '../../core/client-info.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../infra/db/schema.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import { changeTier, type CustomLimits, type Tier } from '../../core/tiers.js';
+import type { OrgRole } from '../../core/roles.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 import { createUsersRepository, type UserWithPlan } from '../users/users.repository.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
+import { ORGANIZATIONS_PER_USER } from '../organizations/membership-caps.js';
 import { createOrganizationsRepository, type OrganizationRow } from '../organizations/organizations.repository.js';
 
 export interface AdminUserChanges {
@@ -17,21 +21,67 @@ export interface AdminUserChanges {
   disabled?: boolean;
 }
 
-export function createAdminService(deps: { db: Kysely<Database>; accounts: AccountCache; organizations: Pick<OrganizationCache, 'changed'>; sessions: SessionsService; clock: Clock }) {
+/** Which users a list keeps: `email` exactly, `q` any part of the address or the name, any letter case. */
+export interface AdminUserFilter {
+  email?: string;
+  q?: string;
+  tier?: Tier;
+  disabled?: boolean;
+}
+
+/** Who made a change, for the user's security log: an admin through the API, or the operator's CLI. */
+export type AdminActor = { adminId: string; client: ClientInfo } | { operator: true };
+
+/** An organization the user belongs to, with their role there. */
+export interface UserMembership {
+  id: string;
+  name: string;
+  role: OrgRole;
+  personal: boolean;
+}
+
+export function createAdminService(deps: {
+  db: Kysely<Database>;
+  accounts: Pick<AccountCache, 'changed'>;
+  organizations: Pick<OrganizationCache, 'changed'>;
+  sessions: Pick<SessionsService, 'revokeAll'>;
+  securityLog: Pick<SecurityLog, 'record'>;
+  clock: Clock;
+}) {
   const { db, accounts, sessions, clock } = deps;
   const users = createUsersRepository(db);
+
+  async function findUser(userId: string): Promise<UserWithPlan> {
+    const row = await users.findWithPlan(userId);
+    if (!row) throw new AppError('not_found', 'No user with this id.');
+    return row;
+  }
+
   return {
-    async list(filter: { email?: string }, limit: number, cursor?: string): Promise<{ rows: UserWithPlan[]; nextCursor: string | null }> {
-      return toPage(await users.listWithPlan({ email: filter.email, beforeId: cursor, limit: limit + 1 }), limit);
+    /** Newest first. A `q` match reads users newest first until the page is full (see listWithPlan). */
+    async list(filter: AdminUserFilter, limit: number, cursor?: string): Promise<{ rows: UserWithPlan[]; nextCursor: string | null }> {
+      const rows = await users.listWithPlan({ email: filter.email, search: filter.q, tier: filter.tier, disabled: filter.disabled, beforeId: cursor, limit: limit + 1 });
+      return toPage(rows, limit);
+    },
+
+    /** The user with their personal organization's plan; 404 when there is none. */
+    user: findUser,
+
+    /** The user and every organization they belong to: one indexed read, at most ORGANIZATIONS_PER_USER rows. */
+    async detail(userId: string): Promise<{ user: UserWithPlan; organizations: UserMembership[] }> {
+      const user = await findUser(userId);
+      const orgs = await createOrganizationsRepository(db).listForUser(userId, ORGANIZATIONS_PER_USER);
+      return { user, organizations: orgs.map((o) => ({ id: o.id, name: o.name, role: o.role, personal: o.personal === 1 })) };
     },
 
     /**
      * A user's disabled flag, and the tier and limits of their personal organization (what a user
-     * buys for themself). Takes effect on the next request on every instance (the bus drops cached copies).
+     * buys for themself). Takes effect on the next request on every instance (the bus drops cached
+     * copies); disabling also revokes every session, which closes the streams they hold open.
+     * The user's security log records who did it.
      */
-    async update(userId: string, changes: AdminUserChanges): Promise<UserWithPlan> {
-      const row = await users.findWithPlan(userId);
-      if (!row) throw new AppError('not_found', 'No user with this id.');
+    async update(userId: string, changes: AdminUserChanges, actor: AdminActor): Promise<UserWithPlan> {
+      const row = await findUser(userId);
       const now = isoTime(clock.now());
       const next: Partial<UserWithPlan> = { updated_at: now };
       if (changes.tier !== undefined || changes.limits !== undefined) {
@@ -47,6 +97,8 @@ export function createAdminService(deps: { db: Kysely<Database>; accounts: Accou
       await accounts.changed(userId);
       // A disabled account is signed out everywhere; re-enabling does not bring sessions back.
       if (changes.disabled) await sessions.revokeAll(userId, 'account_disabled');
+      const by = 'operator' in actor ? { by: 'operator' } : { admin_id: actor.adminId };
+      await deps.securityLog.record(userId, 'account_updated_by_admin', 'operator' in actor ? undefined : actor.client, { ...by, changes });
       return { ...row, ...next };
     },
 

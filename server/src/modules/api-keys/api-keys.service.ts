@@ -34,8 +34,8 @@ export interface KeyActor {
   client?: ClientInfo;
 }
 
-/** The organization's audit record of a change to one of its keys, in the change's transaction. */
-function auditKey(trx: Kysely<Database>, clock: Clock, actor: KeyActor, action: 'api_key.created' | 'api_key.updated' | 'api_key.rolled' | 'api_key.revoked', key: Pick<ApiKeyRow, 'id' | 'name'>, detail: Record<string, unknown> = {}) {
+/** The organization's audit record of a change to one of its keys, in the change's transaction (no user: the operator's CLI). */
+function auditKey(trx: Kysely<Database>, clock: Clock, actor: Pick<KeyActor, 'orgId' | 'client'> & { userId: string | null }, action: 'api_key.created' | 'api_key.updated' | 'api_key.rolled' | 'api_key.revoked', key: Pick<ApiKeyRow, 'id' | 'name'>, detail: Record<string, unknown> = {}) {
   return recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId }, action, targetId: key.id, client: actor.client, detail: { name: key.name, ...detail } });
 }
 
@@ -122,6 +122,29 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
   async function announce(type: 'api-keys-changed' | 'api-keys-revoked', hashes: (string | null)[]): Promise<void> {
     const present = hashes.filter((h): h is string => h !== null);
     if (present.length) await bus.publish({ type, hashes: present });
+  }
+
+  /**
+   * Revokes the organization's live key `id`: the key counter given back, the audit record (by
+   * `who`) and the api_key.revoked event in one transaction, then every instance drops it. `check`
+   * may refuse once the key is read. Returns the key as it was; undefined when it was not live.
+   */
+  async function revokeIn(orgId: string, id: string, who: Pick<KeyActor, 'client'> & { userId: string | null }, check: (key: ApiKeyRow) => void): Promise<ApiKeyRow | undefined> {
+    const done = await repo.db.transaction().execute(async (trx) => {
+      await lockOrganization(trx, deps.dialect, orgId); // the organization first, as every cap change does
+      const current = await createApiKeysRepository(trx).findInOrg(orgId, id);
+      if (!current) return undefined;
+      check(current);
+      const hashes = await createApiKeysRepository(trx).revoke(orgId, id, isoTime(clock.now()));
+      if (!hashes) return undefined;
+      await releaseCapacity(trx, orgId, 'api_key_count');
+      await auditKey(trx, clock, { orgId, ...who }, 'api_key.revoked', current);
+      return { current, hashes, recorded: await recordEvent(trx, clock, { orgId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
+    });
+    if (!done) return undefined;
+    deps.onEvent(done.recorded);
+    await announce('api-keys-revoked', done.hashes);
+    return done.current;
   }
 
   return {
@@ -256,21 +279,15 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
 
     /** Takes effect at once on every instance: the bus tells each to drop the key. */
     async revoke(actor: KeyActor, id: string): Promise<void> {
-      const { hashes, recorded } = await repo.db.transaction().execute(async (trx) => {
-        await lockOrganization(trx, deps.dialect, actor.orgId); // the organization first, as every cap change does
-        const current = await createApiKeysRepository(trx).findInOrg(actor.orgId, id);
-        if (!current) return { hashes: undefined, recorded: undefined };
-        // Anyone may revoke a key of their own (a demoted member too); others' keys need an admin.
-        assertMayManage(actor, current, 'viewer');
-        const revoked = await createApiKeysRepository(trx).revoke(actor.orgId, id, isoTime(clock.now()));
-        if (!revoked) return { hashes: undefined, recorded: undefined };
-        await releaseCapacity(trx, actor.orgId, 'api_key_count');
-        await auditKey(trx, clock, actor, 'api_key.revoked', current);
-        return { hashes: revoked, recorded: await recordEvent(trx, clock, { orgId: actor.orgId, type: 'api_key.revoked', data: { id, ids: [id] } }) };
-      });
-      if (!hashes || !recorded) throw new AppError('not_found', 'No API key with this id.');
-      deps.onEvent(recorded);
-      await announce('api-keys-revoked', hashes);
+      // Anyone may revoke a key of their own (a demoted member too); others' keys need an admin.
+      const revoked = await revokeIn(actor.orgId, id, actor, (key) => assertMayManage(actor, key, 'viewer'));
+      if (!revoked) throw new AppError('not_found', 'No API key with this id.');
+    },
+
+    /** The operator's `npx gatehouse keys revoke`: any organization's live key, with the same effects; the audit record names no user. */
+    async revokeAsOperator(id: string): Promise<ApiKeyRow | undefined> {
+      const key = await repo.findById(id);
+      return key && key.revoked_at === null ? revokeIn(key.org_id, id, { userId: null }, () => {}) : undefined;
     },
 
     /**

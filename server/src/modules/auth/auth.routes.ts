@@ -11,7 +11,7 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 import { presentUser } from '../users/users.presenter.js';
 import { RegisterBody } from '../users/users.schemas.js';
 import type { UsersService } from '../users/users.service.js';
-import { LoginBody, RefreshBody } from './auth.schemas.js';
+import { LoginBody, LogoutBody, RefreshBody } from './auth.schemas.js';
 import type { LoginService } from './login.service.js';
 
 interface Deps {
@@ -81,11 +81,23 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
 
   app.post('/auth/logout', {
     config: { auth: 'session', budget: 'exempt' },
-    schema: { tags, operationId: 'logout', summary: 'Revoke the current session', response: { 204: Type.Null({ description: 'Signed out' }) } },
+    // The body is optional (this session): a request without one is read as `{}`.
+    preValidation: (request, _reply, done) => {
+      request.body ??= {};
+      done();
+    },
+    schema: {
+      tags, operationId: 'logout', summary: 'Sign out: this session, every other one, or all',
+      description: '`scope`: `current` (the default) revokes this session; `others` every other session of the account ("sign out everywhere else"); `all` every session. '
+        + 'The revoked sessions\' access tokens are refused at once on every instance, and their live streams close.',
+      body: LogoutBody, response: { 204: Type.Null({ description: 'Signed out' }), ...problemResponses([400, 413, 415]) },
+    },
   }, async (request, reply) => {
     const auth = requireAuth(request);
-    await deps.sessions.revoke(auth.userId, auth.sessionId!, 'logout');
-    await deps.securityLog.record(auth.userId, 'sign_out', clientOf(request), { session_id: auth.sessionId });
+    const scope = request.body.scope ?? 'current';
+    const revoked = await deps.sessions.signOut(auth.userId, auth.sessionId!, scope);
+    if (scope === 'current') await deps.securityLog.record(auth.userId, 'sign_out', clientOf(request), { session_id: auth.sessionId });
+    else await deps.securityLog.record(auth.userId, 'sessions_revoked', clientOf(request), { scope, count: revoked.length, session_id: auth.sessionId });
     return reply.code(204).send(null);
   });
 };

@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { StringEnum } from '../../http/schemas.js';
+import { SIGN_OUT_SCOPES } from '../sessions/sessions.service.js';
 
 export const LoginBody = Type.Object(
   {
@@ -36,3 +38,9 @@ export const TokenResponse = Type.Object(
   },
   { $id: 'TokenResponse', additionalProperties: false },
 );
+
+export const LogoutBody = Type.Object(
+  { scope: Type.Optional(StringEnum(SIGN_OUT_SCOPES, { default: 'current', description: 'Which sessions to end: this one (`current`), every other one (`others`), or `all`' })) },
+  { additionalProperties: false },
+);
+export type LogoutBody = Static<typeof LogoutBody>;

@@ -7,6 +7,7 @@ import { hasPassword, normalizeEmail, type UsersRepository } from '../users/user
 import type { MfaService } from '../mfa/mfa.service.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { assertMaySignIn } from './sign-in-rules.js';
+import type { RestoreOnSignIn } from '../accounts/account-deletion.js';
 
 /** Failed-login windows: per email as configured, per IP ten times that (one NAT, many people). */
 const FAILURE_WINDOW_S = 15 * 60;
@@ -21,6 +22,8 @@ export interface LoginDeps {
   securityLog: SecurityLog;
   requireEmailVerification: boolean;
   mfa: Pick<MfaService, 'isEnabled' | 'challenge'>;
+  /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
+  restoreAccount: RestoreOnSignIn;
 }
 
 
@@ -57,6 +60,8 @@ export function createLoginService(deps: LoginDeps) {
       assertMaySignIn(user, deps.requireEmailVerification);
       // A second factor is due: no session yet, only a short-lived token for POST /v1/auth/mfa/verify.
       if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id);
+      // A sign-in during a deletion's grace period cancels it; past it, the account is gone.
+      await deps.restoreAccount(user, client);
       // The `sign_in` event only after the session exists, so the account's history never shows a
       // sign-in that failed. The security log never fails a login (it reports and goes on).
       const tokens = await deps.sessions.start(user.id, client);

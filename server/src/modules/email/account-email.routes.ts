@@ -16,8 +16,10 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
     config: { publicLimit: 'verify' },
     schema: {
       tags, operationId: 'verifyEmail', summary: 'Confirm an email address with the token from the mail',
+      description: 'The link of every mail that confirms an address: the one sent at registration (or resent), and the one a change of email sends to the new address '
+        + '(POST /v1/users/me/email), which makes that address the account\'s sign-in address. 409 `email_taken` when another account took the new address meanwhile.',
       body: Type.Object({ token: TokenField }, { additionalProperties: false }),
-      response: { 204: Type.Null({ description: 'Verified' }), ...problemResponses([400, 401, 413, 415]) },
+      response: { 204: Type.Null({ description: 'Verified' }), ...problemResponses([400, 401, 409, 413, 415]) },
     },
   }, async (request, reply) => {
     await accountEmail.verify(request.body.token, clientOf(request));

@@ -4,6 +4,7 @@ import { AppError, tooManyAttempts } from '../../core/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { AccountCache } from '../accounts/account-cache.js';
@@ -13,8 +14,10 @@ import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
+import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { EmailTokens } from './email-tokens.js';
-import { passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
+import { createEmailChange, type EmailChanged } from './email-change.js';
+import { accountRestoredMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
 const RESET_MAILS_PER_HOUR = 3;
@@ -34,9 +37,10 @@ export interface AccountEmailDeps {
   attempts: AttemptLimiter;
   securityLog: SecurityLog;
   onError: (error: unknown) => void;
+  onEvent?: OnEventsCommitted;
 }
 
-/** Address verification and password reset by mail (API.md §4). */
+/** Address verification, change of address and password reset by mail (API.md §4). */
 export function createAccountEmailService(deps: AccountEmailDeps) {
   const { db, clock, mailer, tokens } = deps;
   const pageLink = (base: string, page: string, token: string) => `${base}/${page}?token=${encodeURIComponent(token)}`;
@@ -53,6 +57,8 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
   };
   // Mail goes out after the answer: SMTP latency (or an outage) must not slow or fail the request.
   const sendLater = (send: () => Promise<void>) => void setImmediate(() => void send().catch(deps.onError));
+
+  const emailChange = createEmailChange({ db, clock, mailer, tokens, attempts: deps.attempts, securityLog: deps.securityLog, link, sendLater });
 
   async function sendVerification(user: UserRow): Promise<void> {
     const token = await tokens.issue(db, user.id, 'verify_email', user.email);
@@ -72,17 +78,34 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       await sendVerification(user);
     },
 
+    /** Mails a confirmation link to the new address (email-change.ts); the caller confirmed the owner. */
+    requestEmailChange: (userId: string, email: string, client: ClientInfo): Promise<string> => emailChange.request(userId, email, client),
+
+    /**
+     * Every link that confirms an address ends here; the token's purpose decides what it does:
+     * confirm the account's address, or make a new one (a change of email) its sign-in address.
+     */
     async verify(token: string, client: ClientInfo): Promise<void> {
-      const verified = await db.transaction().execute(async (trx) => {
-        const { userId, email } = await tokens.consume(trx, token, 'verify_email');
-        const user = await trx.selectFrom('users').select(['email_normalized']).where('id', '=', userId).executeTakeFirst();
-        // The link confirms the address it was sent to, not whatever the account holds now.
-        if (!user || user.email_normalized !== normalizeEmail(email)) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
-        await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
-        return userId;
-      });
-      await deps.accounts.changed(verified);
-      await deps.securityLog.record(verified, 'email_verified', client);
+      let outcome: { userId: string; changed?: EmailChanged };
+      try {
+        outcome = await db.transaction().execute(async (trx) => {
+          const { userId, email, purpose } = await tokens.consume(trx, token, ['verify_email', 'change_email']);
+          if (purpose === 'change_email') return { userId, changed: await emailChange.apply(trx, userId, email) };
+          const user = await trx.selectFrom('users').select(['email_normalized']).where('id', '=', userId).executeTakeFirst();
+          // The link confirms the address it was sent to, not whatever the account holds now.
+          if (!user || user.email_normalized !== normalizeEmail(email)) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
+          await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
+          return { userId };
+        });
+      } catch (error) {
+        // Another account took the address between the check and the update.
+        if (isUniqueViolation(error)) throw emailChange.taken();
+        throw error;
+      }
+      await deps.accounts.changed(outcome.userId);
+      if (!outcome.changed) return deps.securityLog.record(outcome.userId, 'email_verified', client);
+      deps.onEvent?.(outcome.changed.recorded);
+      await emailChange.announce(outcome.changed, client);
     },
 
     /**
@@ -110,7 +133,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       assertPasswordAcceptable(password, '/password');
       const hash = await deps.hasher.hash(password);
       const { user, keys } = await db.transaction().execute(async (trx) => {
-        const { userId } = await tokens.consume(trx, token, 'reset_password');
+        const { userId } = await tokens.consume(trx, token, ['reset_password']);
         const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
@@ -129,6 +152,16 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     /** After a signed-in password change: tell the owner by mail too. */
     notifyPasswordChanged(user: { email: string; name: string }): void {
       sendLater(() => mailer.send(passwordChangedMail(user.email, user.name, isoTime(clock.now()))));
+    },
+
+    /** The account was scheduled for deletion at `due` (accounts/account-deletion.ts). */
+    notifyDeletionScheduled(user: { email: string; name: string }, due: string): void {
+      sendLater(() => mailer.send(deletionScheduledMail(user.email, user.name, due)));
+    },
+
+    /** A sign-in during the grace period cancelled the deletion. */
+    notifyRestored(user: { email: string; name: string }): void {
+      sendLater(() => mailer.send(accountRestoredMail(user.email, user.name, isoTime(clock.now()))));
     },
 
     /** `change` is a sentence without its end: "Two-step verification was turned on". */

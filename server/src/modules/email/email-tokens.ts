@@ -4,10 +4,13 @@ import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 
-export type EmailTokenPurpose = 'verify_email' | 'reset_password';
+/** `change_email`: confirms a new address for the account (`email` is the new address). */
+export type EmailTokenPurpose = 'verify_email' | 'reset_password' | 'change_email';
 
-const PREFIX: Record<EmailTokenPurpose, string> = { verify_email: 'gthv_', reset_password: 'gthp_' };
-export const EMAIL_TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = { verify_email: 24 * 3600_000, reset_password: 3600_000 };
+// A change of email is confirmed like any address (POST /v1/auth/email/verify), so its token has
+// the verification prefix: one kind of link, and the log redaction already knows its shape.
+const PREFIX: Record<EmailTokenPurpose, string> = { verify_email: 'gthv_', reset_password: 'gthp_', change_email: 'gthv_' };
+export const EMAIL_TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = { verify_email: 24 * 3600_000, reset_password: 3600_000, change_email: 24 * 3600_000 };
 
 /**
  * Single-use tokens sent by mail. Only the SHA-256 is stored; consuming one is a conditional
@@ -16,7 +19,13 @@ export const EMAIL_TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = { verify_em
  */
 export function createEmailTokens(deps: { db: Kysely<Database>; clock: Clock }) {
   const { db, clock } = deps;
+  /** Marks the account's unused tokens of these purposes spent (a newer one, or a change, replaced them). */
+  async function voidPending(trx: Kysely<Database>, userId: string, purposes: readonly EmailTokenPurpose[]): Promise<void> {
+    await trx.updateTable('email_tokens').set({ used_at: isoTime(clock.now()) }).where('user_id', '=', userId).where('purpose', 'in', purposes).where('used_at', 'is', null).execute();
+  }
   return {
+    voidPending,
+
     async issue(trx: Kysely<Database>, userId: string, purpose: EmailTokenPurpose, email: string): Promise<string> {
       const token = newOpaqueToken(PREFIX[purpose]);
       const now = clock.now();
@@ -27,20 +36,24 @@ export function createEmailTokens(deps: { db: Kysely<Database>; clock: Clock }) 
       return token;
     },
 
-    /** Returns the token's user and email, or throws invalid_token (unknown, used, expired, other purpose). */
-    async consume(trx: Kysely<Database>, token: string, purpose: EmailTokenPurpose): Promise<{ userId: string; email: string }> {
+    /**
+     * Returns the token's user, email and purpose (one of `purposes`), or throws invalid_token
+     * (unknown, used, expired, another purpose).
+     */
+    async consume<P extends EmailTokenPurpose>(trx: Kysely<Database>, token: string, purposes: readonly P[]): Promise<{ userId: string; email: string; purpose: P }> {
       const invalid = new AppError('invalid_token', 'This link is not valid any more: it was used, has expired, or was mistyped. Ask for a new one.');
-      if (!token.startsWith(PREFIX[purpose]) || token.length > 100) throw invalid;
+      if (!purposes.some((p) => token.startsWith(PREFIX[p])) || token.length > 100) throw invalid;
       const hash = sha256Hex(token);
       const nowIso = isoTime(clock.now());
-      const row = await trx.selectFrom('email_tokens').select(['user_id', 'email']).where('token_hash', '=', hash).where('purpose', '=', purpose).executeTakeFirst();
+      const row = await trx.selectFrom('email_tokens').select(['user_id', 'email', 'purpose']).where('token_hash', '=', hash).where('purpose', 'in', purposes).executeTakeFirst();
       if (!row) throw invalid;
       const used = await trx.updateTable('email_tokens').set({ used_at: nowIso })
         .where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw invalid;
-      // One reset ends every other outstanding one for this account.
-      await trx.updateTable('email_tokens').set({ used_at: nowIso }).where('user_id', '=', row.user_id).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
-      return { userId: row.user_id, email: row.email };
+      const purpose = row.purpose as P;
+      // One reset (or change of email) ends every other outstanding one for this account.
+      await voidPending(trx, row.user_id, [purpose]);
+      return { userId: row.user_id, email: row.email, purpose };
     },
   };
 }

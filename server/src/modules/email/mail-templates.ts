@@ -56,6 +56,35 @@ export function securityChangeMail(to: string, name: string, change: string, whe
   return { to, subject: 'A change to how you sign in', text: lines.join('\n\n'), html: layout('A change to how you sign in', lines) };
 }
 
+/** To the NEW address of a change of email: following the link makes it the account's sign-in address. */
+export function emailChangeMail(to: string, name: string, link: MailLink): MailMessage {
+  const lines = [`Hello ${name},`, 'Someone asked to make this the sign-in email address of a Gatehouse account. Confirm it to make the change; the link works once, for 24 hours. Until then the account keeps its current address.'];
+  return {
+    to,
+    subject: 'Confirm your new email address',
+    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not ask for this, ignore this mail: nothing changes.`,
+    html: layout('Confirm your new email address', [...lines, 'If you did not ask for this, ignore this mail: nothing changes.'], { ...link, label: 'Confirm new email address' }),
+  };
+}
+
+/** To the OLD address once a change of email is confirmed: the owner hears of it where they used to. */
+export function emailChangedMail(to: string, name: string, newEmail: string, when: string): MailMessage {
+  const lines = [`Hello ${name},`, `The sign-in email address of your Gatehouse account was changed to ${newEmail} at ${when}. This address no longer signs in.`, 'If this was not you, contact support at once: someone with access to your account made the change.'];
+  return { to, subject: 'Your sign-in email address was changed', text: lines.join('\n\n'), html: layout('Your sign-in email address was changed', lines) };
+}
+
+/** The account was scheduled for deletion: signing in before `due` keeps it. */
+export function deletionScheduledMail(to: string, name: string, due: string): MailMessage {
+  const lines = [`Hello ${name},`, `Your Gatehouse account is scheduled for deletion: it and everything it holds will be deleted at ${due}. Every session was signed out and every API key you created was revoked.`, 'To keep the account, sign in before then (revoked API keys stay revoked). If this was not you, sign in now and change your password.'];
+  return { to, subject: 'Your account is scheduled for deletion', text: lines.join('\n\n'), html: layout('Your account is scheduled for deletion', lines) };
+}
+
+/** A sign-in during the grace period cancelled the deletion. */
+export function accountRestoredMail(to: string, name: string, when: string): MailMessage {
+  const lines = [`Hello ${name},`, `A sign-in at ${when} cancelled the deletion of your Gatehouse account: it stays. API keys revoked when the deletion was asked for stay revoked; create new ones if you need them.`, 'If this was not you, reset your password now and contact support.'];
+  return { to, subject: 'Your account was restored', text: lines.join('\n\n'), html: layout('Your account was restored', lines) };
+}
+
 /** An invitation to an organization (modules/organizations/): the link works once, for 7 days, for this address only. */
 export function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
   const lines = [`Hello,`, `${inviter} invited you to join ${organization} on Gatehouse as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];

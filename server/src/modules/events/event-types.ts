@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'api_key.rolled',
   'api_key.revoked',
   'user.updated',
+  'user.email.changed',
   'user.mfa.enabled',
   'user.mfa.disabled',
   'user.mfa.recovery_codes_regenerated',

@@ -20,6 +20,7 @@ import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import { createUsersRepository, newUserRow, NO_PASSWORD, type UserRow, type UsersRepository } from '../users/users.repository.js';
 import { createIdentitiesRepository, type IdentitiesRepository, type IdentityRow, type OidcCodeRow } from './identities.repository.js';
 import type { ProviderClaims, ProviderClient } from './provider-clients.js';
+import type { RestoreOnSignIn } from '../accounts/account-deletion.js';
 
 /** How long a person may take at the provider (login, consent) before the callback. */
 export const FLOW_TTL_S = 600;
@@ -52,6 +53,8 @@ export interface IdentitiesServiceDeps {
   notify?: (user: { email: string; name: string }, change: string) => void;
   /** Why a provider's answer was refused: for operators, never for the client. */
   warn?: (detail: Record<string, unknown>, message: string) => void;
+  /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
+  restoreAccount: RestoreOnSignIn;
 }
 
 export function presentIdentity(row: IdentityRow, providers: Map<string, ProviderClient>) {
@@ -254,6 +257,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       }
       assertMaySignIn(user, deps.requireEmailVerification);
       if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc']);
+      await deps.restoreAccount(user, client);
       const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
       await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });
       return tokens;

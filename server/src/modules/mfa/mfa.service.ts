@@ -15,6 +15,7 @@ import { removeSecondFactor } from './factor-removal.js';
 import type { MfaRepository } from './mfa.repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { fromBase32, matchingStep, newTotpSecret, otpauthUrl } from './totp.js';
+import type { RestoreOnSignIn } from '../accounts/account-deletion.js';
 
 /** A login that still needs its second factor: the token for POST /v1/auth/mfa/verify lives this long. */
 export const MFA_CHALLENGE_TTL_S = 300;
@@ -49,6 +50,8 @@ export interface MfaServiceDeps {
   onEvent?: OnEventsCommitted;
   /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
   notify?: (user: { email: string; name: string }, change: string) => void;
+  /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
+  restoreAccount: RestoreOnSignIn;
 }
 
 export function createMfaService(deps: MfaServiceDeps) {
@@ -264,6 +267,7 @@ export function createMfaService(deps: MfaServiceDeps) {
         await repo.releaseChallenge(hash);
         throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
       }
+      await deps.restoreAccount(user, client);
       // A recovery code is a one-time password too (RFC 8176 `otp`).
       const tokens = await sessions.start(user.id, client, { amr: [...challenge.amr.split(' '), 'otp'], factorProved: true });
       await deps.securityLog.record(user.id, 'sign_in', client, { mfa: method });

@@ -19,6 +19,7 @@ import type { SessionsService, TokenResponse } from '../sessions/sessions.servic
 import { newOpaqueToken, sha256Hex } from '../tokens/opaque-tokens.js';
 import type { UserRow, UsersRepository } from '../users/users.repository.js';
 import { createPasskeysRepository, type PasskeyRow, type PasskeysRepository } from './passkeys.repository.js';
+import type { RestoreOnSignIn } from '../accounts/account-deletion.js';
 
 /** How long a ceremony (options → the authenticator → verify) may take. */
 export const CEREMONY_TTL_S = 300;
@@ -42,6 +43,8 @@ export interface PasskeysServiceDeps {
   onEvent?: OnEventsCommitted;
   /** Mails the owner about a change to how the account signs in (account-email.service.ts). */
   notify?: (user: { email: string; name: string }, change: string) => void;
+  /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
+  restoreAccount: RestoreOnSignIn;
 }
 
 export function presentPasskey(row: PasskeyRow) {
@@ -196,6 +199,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       const user = await deps.users.findById(passkey.user_id);
       if (!user) throw refused();
       assertMaySignIn(user, deps.requireEmailVerification);
+      await deps.restoreAccount(user, client);
       // A passkey proves possession and (usually) the user's presence and verification: it is the
       // whole sign-in, and counts as a proved factor for step-up.
       const tokens = await deps.sessions.start(user.id, client, { amr: ['webauthn'], factorProved: true });

@@ -32,6 +32,12 @@ export const SECURITY_EVENT_TYPES = [
   'passkey_removed',
   'identity_linked',
   'identity_unlinked',
+  'sessions_revoked',
+  'email_change_requested',
+  'email_changed',
+  'account_exported',
+  'account_deletion_scheduled',
+  'account_restored',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
@@ -53,8 +59,10 @@ export function createSecurityLog(deps: { db: Kysely<Database>; clock: Clock; on
         .catch(deps.onError);
     },
 
-    async list(userId: string, limit: number, cursor?: string) {
+    /** Newest first; `type` keeps one kind (the (user_id, id) index bounds the walk to the user's events). */
+    async list(userId: string, limit: number, cursor?: string, type?: SecurityEventType) {
       let q = db.selectFrom('security_events').selectAll().where('user_id', '=', userId);
+      if (type) q = q.where('type', '=', type);
       if (cursor) q = q.where('id', '<', cursor);
       return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit);
     },

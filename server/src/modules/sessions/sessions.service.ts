@@ -23,9 +23,14 @@ export interface TokenResponse {
   scope: string;
 }
 
+/** Which sessions a logout ends (POST /v1/auth/logout `scope`; Supabase's signOut scopes). */
+export const SIGN_OUT_SCOPES = ['current', 'others', 'all'] as const;
+export type SignOutScope = (typeof SIGN_OUT_SCOPES)[number];
+
 export interface SessionsServiceDeps {
   sessions: SessionsRepository;
-  accessTokens: AccessTokens;
+  /** Only issues (the operator's CLI, which starts no session, passes one that refuses). */
+  accessTokens: Pick<AccessTokens, 'issue'>;
   revocations: RevocationList;
   clock: Clock;
   accessTokenTtl: number;
@@ -162,6 +167,17 @@ export function createSessionsService(deps: SessionsServiceDeps) {
 
     async revokeAll(userId: string, reason: string, exceptSessionId?: string): Promise<string[]> {
       return revokeWithEvents({ userId, exceptSessionId }, reason);
+    },
+
+    /**
+     * A logout: this session (`current`), every other one of the account (`others`: "sign out
+     * everywhere else"), or all of them. One UPDATE and one session.revoked event either way; the
+     * revoked sessions' access tokens fail at once on every instance (the revocation list) and
+     * their live streams close. Returns the revoked ids.
+     */
+    async signOut(userId: string, sessionId: string, scope: SignOutScope): Promise<string[]> {
+      if (scope === 'current') return revokeWithEvents({ userId, sessionId }, 'logout');
+      return revokeWithEvents({ userId, exceptSessionId: scope === 'others' ? sessionId : undefined }, scope === 'others' ? 'logout_others' : 'logout_all');
     },
 
     /** Before a user row disappears: every session id, revoked or not, joins the revocation list. */

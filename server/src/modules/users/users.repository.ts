@@ -27,7 +27,32 @@ export function newUserRow(input: { id: string; email: string; name: string; pas
   };
 }
 
+/** A LIKE pattern for "contains `text`, any letter case": the input's own backslash, `%` and `_` are escaped, so they match literally. */
+function containsPattern(text: string): string {
+  return `%${text.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export function createUsersRepository(db: Kysely<Database>) {
+  /**
+   * The organizations the user is a member of, and those they are the only member of. Throws
+   * 409 last_owner while the user is the last owner of an organization that has other members.
+   */
+  async function assertMayLeaveAll(id: string): Promise<{ orgIds: string[]; alone: string[] }> {
+    const memberships = await db.selectFrom('memberships').select(['org_id', 'role']).where('user_id', '=', id).execute();
+    const orgIds = memberships.map((m) => m.org_id);
+    if (orgIds.length === 0) return { orgIds, alone: [] };
+    const members = await db.selectFrom('memberships').select(['org_id', 'user_id', 'role']).where('org_id', 'in', orgIds).execute();
+    const alone: string[] = [];
+    for (const orgId of orgIds) {
+      const others = members.filter((m) => m.org_id === orgId && m.user_id !== id);
+      if (others.length === 0) alone.push(orgId);
+      else if (memberships.some((m) => m.org_id === orgId && m.role === 'owner') && !others.some((m) => m.role === 'owner')) {
+        throw new AppError('last_owner', `The account is the last owner of organization ${orgId}, which has other members: make one of them an owner first.`, { organization_id: orgId });
+      }
+    }
+    return { orgIds, alone };
+  }
+
   return {
     db,
     /** The user with their personal organization (free tier, the user its owner); call in a transaction. */
@@ -42,20 +67,38 @@ export function createUsersRepository(db: Kysely<Database>) {
       db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst(),
     update: (id: string, changes: Partial<UserRow>) =>
       db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),
-    /** Newest first, with their personal organization's plan; `email` matches exactly, `emailContains` any part, in any letter case. */
-    listWithPlan: (filter: { tier?: string; email?: string; emailContains?: string; beforeId?: string; limit: number }): Promise<UserWithPlan[]> => {
+    /**
+     * Newest first, with their personal organization's plan. `email` matches exactly, `emailContains`
+     * any part of the address, `search` any part of the address or the name, in any letter case
+     * (non-ASCII names: on PostgreSQL only; SQLite's lower() knows ASCII). A part-of match cannot
+     * use an index: the walk goes through users newest first until the page is full, so a rare
+     * match on a large table reads all of it (admin and operator only, one bounded page at a time).
+     */
+    listWithPlan: (filter: { tier?: string; email?: string; emailContains?: string; search?: string; disabled?: boolean; beforeId?: string; limit: number }): Promise<UserWithPlan[]> => {
       let q = db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS);
       if (filter.tier) q = q.where('organizations.tier', '=', filter.tier);
       if (filter.email) q = q.where('users.email_normalized', '=', normalizeEmail(filter.email));
-      if (filter.emailContains) {
-        const pattern = `%${normalizeEmail(filter.emailContains).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        q = q.where(sql<boolean>`users.email_normalized like ${pattern} escape '\\'`);
+      if (filter.emailContains) q = q.where(sql<boolean>`users.email_normalized like ${containsPattern(filter.emailContains)} escape '\\'`);
+      if (filter.search) {
+        const pattern = containsPattern(filter.search);
+        q = q.where(sql<boolean>`(users.email_normalized like ${pattern} escape '\\' or lower(users.name) like ${pattern} escape '\\')`);
       }
+      if (filter.disabled !== undefined) q = q.where('users.disabled', '=', filter.disabled ? 1 : 0);
       if (filter.beforeId) q = q.where('users.id', '<', filter.beforeId);
       return q.orderBy('users.id', 'desc').limit(filter.limit).execute();
     },
+    /** Ids of accounts whose deletion is due at `nowIso`, in id order after `afterId` (the purge sweep, accounts/deletion-purge.ts). */
+    dueForDeletion: (nowIso: string, limit: number, afterId?: string): Promise<string[]> => {
+      let q = db.selectFrom('users').select('id').where('deletion_due_at', 'is not', null).where('deletion_due_at', '<=', nowIso);
+      if (afterId) q = q.where('id', '>', afterId);
+      return q.orderBy('id').limit(limit).execute().then((r) => r.map((x) => x.id));
+    },
+    /** Cancels a scheduled deletion; false when none was scheduled (or the row is gone). */
+    cancelDeletion: (id: string) =>
+      db.updateTable('users').set({ deletion_due_at: null }).where('id', '=', id).where('deletion_due_at', 'is not', null).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),
     findWithPlan: (id: string): Promise<UserWithPlan | undefined> =>
       db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS).where('users.id', '=', id).executeTakeFirst(),
+    assertMayLeaveAll,
     /**
      * The user, their personal organization and every organization they are the only member of
      * (with all they own, by ON DELETE CASCADE), and their memberships and API keys elsewhere (the
@@ -64,18 +107,8 @@ export function createUsersRepository(db: Kysely<Database>) {
      * Returns the organizations the user was a member of. Call in a transaction.
      */
     async delete(id: string): Promise<string[]> {
-      const memberships = await db.selectFrom('memberships').select(['org_id', 'role']).where('user_id', '=', id).execute();
-      const orgIds = memberships.map((m) => m.org_id);
+      const { orgIds, alone } = await assertMayLeaveAll(id);
       if (orgIds.length === 0) return [];
-      const members = await db.selectFrom('memberships').select(['org_id', 'user_id', 'role']).where('org_id', 'in', orgIds).execute();
-      const alone: string[] = [];
-      for (const orgId of orgIds) {
-        const others = members.filter((m) => m.org_id === orgId && m.user_id !== id);
-        if (others.length === 0) alone.push(orgId);
-        else if (memberships.some((m) => m.org_id === orgId && m.role === 'owner') && !others.some((m) => m.role === 'owner')) {
-          throw new AppError('last_owner', `The account is the last owner of organization ${orgId}, which has other members: make one of them an owner first.`, { organization_id: orgId });
-        }
-      }
       const personal = (await db.selectFrom('users').select('personal_org_id').where('id', '=', id).executeTakeFirst())?.personal_org_id;
       const gone = [...new Set([...alone, ...(personal ? [personal] : [])])];
       const kept = await db.selectFrom('api_keys').select(['org_id', (eb) => eb.fn.countAll<number>().as('n')]).where('user_id', '=', id).where('revoked_at', 'is', null)

@@ -45,8 +45,23 @@ export type RegisterBody = Static<typeof RegisterBody>;
 export const UpdateMeBody = Type.Object({ name: Type.Optional(NameField) }, { additionalProperties: false });
 export type UpdateMeBody = Static<typeof UpdateMeBody>;
 
-export const DeleteMeBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false });
+const CurrentPassword = Type.String({ minLength: 1, maxLength: 1024, description: 'The current password; an account without one leaves it out (a recent sign-in confirms it)' });
+
+export const DeleteMeBody = Type.Object({ password: Type.Optional(CurrentPassword) }, { additionalProperties: false });
 export type DeleteMeBody = Static<typeof DeleteMeBody>;
+
+export const DeletionScheduled = Type.Object(
+  { deletion_due_at: Timestamp },
+  { additionalProperties: false, description: 'When the account and its data are deleted; signing in before then restores it' },
+);
+
+export const ChangeEmailBody = Type.Object({ email: EmailField, password: Type.Optional(CurrentPassword) }, { additionalProperties: false });
+export type ChangeEmailBody = Static<typeof ChangeEmailBody>;
+
+export const EmailChangePending = Type.Object(
+  { pending_email: Type.String({ description: 'The address the confirmation link went to; the account keeps its address until the link is followed' }) },
+  { additionalProperties: false },
+);
 
 export const ChangePasswordBody = Type.Object(
   { current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: PasswordField },

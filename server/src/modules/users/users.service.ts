@@ -7,8 +7,6 @@ import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
 import type { AccountCache } from '../accounts/account-cache.js';
-import type { OrganizationCache } from '../organizations/organization-cache.js';
-import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
@@ -19,18 +17,16 @@ const PASSWORD_CHECK_WINDOW_S = 15 * 60;
 
 export interface UsersServiceDeps {
   /**
-   * Counts wrong current passwords (password change, account deletion) per account: whoever holds
+   * Counts wrong current passwords (password change, change of email, account deletion) per account: whoever holds
    * a stolen access token must not be able to guess the password at the account's request rate.
    */
   attempts: AttemptLimiter;
   maxFailures: number;
   users: UsersRepository;
-  sessions: SessionsService;
-  apiKeys: ApiKeysService;
+  sessions: Pick<SessionsService, 'startedAt' | 'revokeAll'>;
   accounts: AccountCache;
-  organizations: Pick<OrganizationCache, 'membershipChanged'>;
   hasher: PasswordHasher;
-  /** On an account without a password, how recent a sign-in must be to add a way in (confirmOwner). */
+  /** On an account without a password, how recent a sign-in must be to confirm a sensitive change (confirmIdentity). */
   recentSignInSeconds: number;
   clock: Clock;
   onEvent?: OnEventsCommitted;
@@ -64,8 +60,32 @@ export function createUsersService(deps: UsersServiceDeps) {
     await deps.attempts.giveBack(attempt);
   }
 
+  /**
+   * The owner confirms a sensitive change: with the password when the account has one (a wrong
+   * one is a field error at `field`; throttled), else (made through a provider or with passkeys)
+   * with a sign-in within the last `recentSignInSeconds`. Whoever holds only a stolen access
+   * token can do neither.
+   */
+  async function confirmIdentity(userId: string, sessionId: string, password: string | undefined, field: string): Promise<UserRow> {
+    return confirmUser(await freshUser(userId), sessionId, password, field);
+  }
+  async function confirmUser(user: UserRow, sessionId: string, password: string | undefined, field: string): Promise<UserRow> {
+    const userId = user.id;
+    if (hasPassword(user)) {
+      if (password === undefined) throw fieldError(field, 'required', 'Enter your password to confirm it is you.');
+      await checkPassword(user, password, field);
+      return user;
+    }
+    const startedAt = await deps.sessions.startedAt(userId, sessionId);
+    if (!startedAt || Date.parse(startedAt) < clock.now() - deps.recentSignInSeconds * 1000) {
+      throw new AppError('forbidden', 'Sign in again to confirm it is you, then retry within a few minutes.');
+    }
+    return user;
+  }
+
   return {
     requireUser,
+    confirmIdentity,
 
     /** The current password, confirming a change (a wrong one is a field error at `field`; throttled). */
     async confirmPassword(userId: string, password: string, field: string): Promise<void> {
@@ -74,9 +94,7 @@ export function createUsersService(deps: UsersServiceDeps) {
 
     /**
      * Confirms the owner before a new way into the account is added (an authenticator, a passkey,
-     * a provider): a confirmed email address, and the password when the account has one; on one
-     * made through a provider (no password), a sign-in within the last `recentSignInSeconds`.
-     * Whoever holds only a stolen access token can do neither.
+     * a provider): a confirmed email address, and confirmIdentity (the password, or a recent sign-in).
      */
     async confirmOwner(userId: string, sessionId: string, password: string | undefined, field: string): Promise<void> {
       const user = await freshUser(userId);
@@ -85,14 +103,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       if (user.email_verified !== 1) {
         throw new AppError('email_not_verified', 'Confirm your email address first: a new way into the account (an authenticator app, a passkey, a sign-in provider) needs a confirmed address.');
       }
-      if (hasPassword(user)) {
-        if (password === undefined) throw fieldError(field, 'required', 'Enter your password to confirm it is you.');
-        return checkPassword(user, password, field);
-      }
-      const startedAt = await deps.sessions.startedAt(userId, sessionId);
-      if (!startedAt || Date.parse(startedAt) < clock.now() - deps.recentSignInSeconds * 1000) {
-        throw new AppError('forbidden', 'Sign in again to confirm it is you, then retry within a few minutes.');
-      }
+      await confirmUser(user, sessionId, password, field);
     },
 
     async register(input: { email: string; password: string; name: string }): Promise<UserRow> {
@@ -134,19 +145,6 @@ export function createUsersService(deps: UsersServiceDeps) {
       await users.update(userId, { password_hash: await hasher.hash(input.new_password), updated_at: isoTime(clock.now()) });
       await accounts.changed(userId);
       await deps.sessions.revokeAll(userId, 'password_changed', sessionId);
-    },
-
-    async delete(userId: string, password: string): Promise<void> {
-      const user = await freshUser(userId);
-      await checkPassword(user, password, '/password');
-      // Read first, announced once the account is gone: a refused deletion (last_owner) signs nobody out.
-      const sessionIds = await deps.sessions.idsOf(userId);
-      const hashes = await deps.apiKeys.hashesOf(userId);
-      const orgIds = await users.db.transaction().execute((trx) => createUsersRepository(trx).delete(userId));
-      await deps.sessions.forget(sessionIds);
-      await deps.apiKeys.forget(hashes);
-      await accounts.changed(userId);
-      for (const orgId of orgIds) await deps.organizations.membershipChanged(orgId, userId);
     },
   };
 }

@@ -8,7 +8,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /**
  * Deliveries of one endpoint as the API shows them, newest first, each with its attempts. Two
  * queries per page (deliveries, then their attempts): attempts per delivery are bounded by the
- * retry schedule, so a page stays small.
+ * retry schedule and MAX_ATTEMPTS_PER_DELIVERY for redeliveries, so a page stays small.
  */
 export async function listDeliveries(
   db: Kysely<Database>,
@@ -27,7 +27,7 @@ export async function listDeliveries(
   const ids = page.rows.map((r) => r.id);
   const attempts = ids.length === 0 ? [] : await db
     .selectFrom('delivery_attempts')
-    .select(['delivery_id', 'attempted_at', 'status_code', 'error', 'duration_ms'])
+    .select(['delivery_id', 'attempted_at', 'status_code', 'error', 'duration_ms', 'response_excerpt'])
     .where('delivery_id', 'in', ids)
     .orderBy('id', 'asc')
     .execute();

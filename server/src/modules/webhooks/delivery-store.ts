@@ -21,12 +21,15 @@ export interface Claim {
   eventCreatedAt: string;
   url: string;
   storedSecret: string;
+  /** The secret before the last rotation, still signing until `previousSecretExpiresAt` (sealed like storedSecret). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
   endpointId: string;
   endpointEnabled: boolean;
 }
 
 export type Outcome =
-  | { kind: 'attempted'; status: number | null; error: string | null; durationMs: number }
+  | { kind: 'attempted'; status: number | null; error: string | null; durationMs: number; responseExcerpt: string | null }
   | { kind: 'endpoint_disabled' };
 
 export function createDeliveryStore(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; retryDelays: number[]; leaseMs: number }) {
@@ -62,11 +65,12 @@ export function createDeliveryStore(deps: { db: Kysely<Database>; dialect: Diale
       const rows = await db.selectFrom('deliveries as d')
         .innerJoin('events as e', 'e.id', 'd.event_id')
         .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-        .select(['d.id', 'e.id as event_id', 'e.type', 'e.data', 'e.created_at', 'w.id as endpoint_id', 'w.url', 'w.secret', 'w.enabled'])
+        .select(['d.id', 'e.id as event_id', 'e.type', 'e.data', 'e.created_at', 'w.id as endpoint_id', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at', 'w.enabled'])
         .where('d.id', 'in', taken.map((t) => t.id)).execute();
       return rows.map((r) => ({
         id: r.id, attempts: taken.find((t) => t.id === r.id)!.attempts, lease, eventId: r.event_id, eventType: r.type, eventData: r.data,
         eventCreatedAt: r.created_at, url: r.url, storedSecret: r.secret, endpointId: r.endpoint_id, endpointEnabled: r.enabled === 1,
+        previousSecret: r.previous_secret, previousSecretExpiresAt: r.previous_secret_expires_at,
       }));
     },
 
@@ -95,7 +99,7 @@ export function createDeliveryStore(deps: { db: Kysely<Database>; dialect: Diale
           .set({ ...next, attempts, last_status_code: status, last_error: error, locked_until: null, updated_at: now })
           .executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return false;
-        await trx.insertInto('delivery_attempts').values({ id: newId('delivery'), delivery_id: c.id, attempted_at: now, status_code: status, error, duration_ms: outcome.durationMs }).execute();
+        await trx.insertInto('delivery_attempts').values({ id: newId('delivery'), delivery_id: c.id, attempted_at: now, status_code: status, error, duration_ms: outcome.durationMs, response_excerpt: outcome.responseExcerpt }).execute();
         if (gone) {
           await trx.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: 'The receiver answered 410 Gone.', updated_at: now }).where('id', '=', c.endpointId).execute();
           await trx.updateTable('deliveries').set({ status: 'failed', last_error: 'endpoint disabled (410 Gone)', next_attempt_at: null, locked_until: null, updated_at: now })

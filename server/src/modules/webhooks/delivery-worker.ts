@@ -2,7 +2,8 @@ import type { Clock } from '../../infra/clock.js';
 import { postJson } from '../../infra/outbound/post-json.js';
 import type { EventSignal } from '../events/event-signal.js';
 import type { Claim, DeliveryStore } from './delivery-store.js';
-import { openWebhookSecret, signPayload } from './webhook-secret.js';
+import { EXCERPT_BYTES, responseExcerpt } from './response-excerpt.js';
+import { signingSecrets, signatureHeader } from './webhook-secret.js';
 
 /**
  * Sends due deliveries. Every instance runs one: it polls (and wakes at once when this instance
@@ -43,11 +44,14 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
     const headers = {
       'webhook-id': c.eventId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signPayload(openWebhookSecret(c.storedSecret, o.secret), c.eventId, timestamp, body),
+      'webhook-signature': signatureHeader(signingSecrets(c, o.clock.now(), o.secret), c.eventId, timestamp, body),
     };
-    const result = await postJson(c.url, body, headers, { allowPrivate: o.allowPrivate, timeoutMs: o.timeoutMs, signal: aborter.signal });
+    const result = await postJson(c.url, body, headers, { allowPrivate: o.allowPrivate, timeoutMs: o.timeoutMs, signal: aborter.signal, excerptBytes: EXCERPT_BYTES });
     if (result.aborted) return o.store.release(c);
-    await o.store.record(c, { kind: 'attempted', status: result.status, error: result.error, durationMs: result.durationMs });
+    await o.store.record(c, {
+      kind: 'attempted', status: result.status, error: result.error, durationMs: result.durationMs,
+      responseExcerpt: responseExcerpt(result.excerpt, result.excerptCut),
+    });
   }
 
   /** Claims while there is room; a delivery finishing makes room and wakes the loop again. */
@@ -88,6 +92,11 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
       o.signal.onDeliveries(() => void wake());
       timer = setInterval(() => void wake(), o.pollMs);
       timer.unref();
+      void wake();
+    },
+
+    /** Looks for due deliveries now (a redelivery made some due) instead of at the next poll. */
+    wake(): void {
       void wake();
     },
 

@@ -18,6 +18,25 @@ export function signPayload(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+/**
+ * `webhook-signature` with one `v1,…` entry per secret, space-separated, as Standard Webhooks
+ * allows: during a rotation's overlap a receiver verifies with either its old or its new secret.
+ */
+export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string): string {
+  return secrets.map((secret) => signPayload(secret, id, timestamp, body)).join(' ');
+}
+
+/** The plain secrets an endpoint signs with at `nowMs`: the current one first, then the previous one until it expires. */
+export function signingSecrets(
+  e: { storedSecret: string; previousSecret: string | null; previousSecretExpiresAt: string | null },
+  nowMs: number,
+  sealKey: string | undefined,
+): string[] {
+  const current = openWebhookSecret(e.storedSecret, sealKey);
+  const previousLive = e.previousSecret !== null && e.previousSecretExpiresAt !== null && Date.parse(e.previousSecretExpiresAt) > nowMs;
+  return previousLive ? [current, openWebhookSecret(e.previousSecret!, sealKey)] : [current];
+}
+
 const sealer = secretSealer({ kind: 'webhook secret', purpose: 'webhook-secrets v1', plainMarker: 'plain:' });
 export const sealWebhookSecret = sealer.seal;
 export const openWebhookSecret = sealer.open;

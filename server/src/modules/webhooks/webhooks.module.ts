@@ -20,7 +20,10 @@ export const CLAIM_LEASE_MS = DELIVERY_TIMEOUT_MS + 10_000;
 /** The API service and this instance's delivery worker, wired from the config. */
 export function createWebhooks(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; config: Config; events: EventSignal; onError(error: unknown): void }) {
   const { db, dialect, clock, config } = deps;
-  const service = createWebhooksService({ db, dialect, clock, allowPrivate: config.webhookAllowPrivate, secret: config.secret, maxEndpoints: config.caps.webhooksPerAccount, onEvent: deps.events.committed });
+  const service = createWebhooksService({
+    db, dialect, clock, allowPrivate: config.webhookAllowPrivate, secret: config.secret, maxEndpoints: config.caps.webhooksPerAccount,
+    onEvent: deps.events.committed, wakeWorker: () => worker.wake(),
+  });
   const store = createDeliveryStore({ db, dialect, clock, retryDelays: config.webhookRetryDelays, leaseMs: CLAIM_LEASE_MS });
   const worker = createDeliveryWorker({
     store, clock, signal: deps.events, allowPrivate: config.webhookAllowPrivate, secret: config.secret,

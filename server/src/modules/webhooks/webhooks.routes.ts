@@ -6,7 +6,8 @@ import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import { isId } from '../../core/ids.js';
 import { CreateWebhookBody, DeliveryListQuery, UpdateWebhookBody } from './webhooks.schemas.js';
-import { presentEndpoint, type WebhooksService } from './webhooks.service.js';
+import type { WebhooksService } from './webhooks.service.js';
+import { webhookOperationsRoutes } from './webhook-operations.routes.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
@@ -26,7 +27,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
   }, async (request, reply) => {
     const { row, secret } = await webhooks.create(auditActorOf(request), request.body);
-    return reply.code(201).header('Location', `/v1/webhooks/${row.id}`).send({ ...presentEndpoint(row), secret });
+    return reply.code(201).header('Location', `/v1/webhooks/${row.id}`).send({ ...webhooks.present(row), secret });
   });
 
   app.get('/webhooks', {
@@ -36,18 +37,18 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     const { limit, cursor } = request.query;
     assertCursor('webhook', cursor);
     const page = await webhooks.list(actingOrgId(request), limit, cursor);
-    return { data: page.rows.map(presentEndpoint), next_cursor: page.nextCursor };
+    return { data: page.rows.map(webhooks.present), next_cursor: page.nextCursor };
   });
 
   app.get('/webhooks/:id', {
     config: { auth: 'webhooks:read' },
     schema: { tags, operationId: 'getWebhook', summary: 'One webhook endpoint (without its secret)', params: IdParams, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([404]) } },
-  }, async (request) => presentEndpoint(await webhooks.get(actingOrgId(request), endpointId(request.params.id))));
+  }, async (request) => webhooks.present(await webhooks.get(actingOrgId(request), endpointId(request.params.id))));
 
   app.patch('/webhooks/:id', {
     config: { auth: 'webhooks:write' },
     schema: { tags, operationId: 'updateWebhook', summary: 'Change url, events, description or enabled', params: IdParams, body: UpdateWebhookBody, response: { 200: Type.Ref('WebhookEndpoint'), ...problemResponses([400, 404, 413, 415]) } },
-  }, async (request) => presentEndpoint(await webhooks.update(auditActorOf(request), endpointId(request.params.id), request.body)));
+  }, async (request) => webhooks.present(await webhooks.update(auditActorOf(request), endpointId(request.params.id), request.body)));
 
   app.delete('/webhooks/:id', {
     config: { auth: 'webhooks:write' },
@@ -77,4 +78,6 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     const page = await webhooks.listDeliveries(actingOrgId(request), endpointId(request.params.id), limit, cursor, status);
     return { data: page.rows, next_cursor: page.nextCursor };
   });
+
+  webhookOperationsRoutes(app, webhooks, endpointId);
 };

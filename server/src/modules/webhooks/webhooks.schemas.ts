@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 import { DELIVERY_STATUSES } from './deliveries.repository.js';
 import { EVENT_TYPES } from '../events/event-types.js';
+import { EXCERPT_BYTES } from './response-excerpt.js';
 
 export const WEBHOOK_LIMITS = { url: 2048, description: 500, events: 20 } as const;
 
@@ -24,6 +25,7 @@ const endpointProperties = {
   events: Type.Array(Type.String()),
   enabled: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why delivery stopped, e.g. the receiver answered 410 Gone' }),
+  previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], { description: 'After a secret rotation with an overlap: until when deliveries are signed with the previous secret too (null: no overlap running)' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -40,7 +42,10 @@ const DeliveryAttempt = Type.Object(
     attempted_at: Timestamp,
     status_code: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Network error, timeout or refusal when there was no status' }),
-    duration_ms: Type.Integer(),
+    duration_ms: Type.Integer({ description: 'Until the receiver answered its status (or the attempt failed)' }),
+    response_excerpt: Type.Union([Type.String(), Type.Null()], {
+      description: `The first ${EXCERPT_BYTES} bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer`,
+    }),
   },
   { additionalProperties: false },
 );
@@ -86,5 +91,40 @@ export const DeliveryListQuery = Type.Object(
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
     status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
   },
+  { additionalProperties: false },
+);
+
+/** Longest overlap of a secret rotation: a week, time enough to roll the new secret out to every receiver. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+export const RotateWebhookSecretBody = Type.Object(
+  {
+    overlap_seconds: Type.Optional(Type.Integer({
+      minimum: 0, maximum: MAX_ROTATION_OVERLAP_SECONDS, default: DEFAULT_ROTATION_OVERLAP_SECONDS,
+      description: 'How long deliveries stay signed with the previous secret too (default one day; 0: it stops at once; at most 7 days)',
+    })),
+  },
+  { additionalProperties: false },
+);
+export type RotateWebhookSecretBody = Static<typeof RotateWebhookSecretBody>;
+
+/** At most this many deliveries are set back to pending by one call (oldest first; call again for the rest). */
+export const MAX_REDELIVER_PER_CALL = 10_000;
+
+export const RedeliverFailedBody = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time', maxLength: 40,
+      description: 'RFC 3339 time: failed deliveries created at or after it are sent again. Not in the future, not older than the events kept (30 days).',
+      example: '2025-01-31T09:00:00Z',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RedeliverFailedBody = Static<typeof RedeliverFailedBody>;
+
+export const RedeliveredCount = Type.Object(
+  { redelivered: Type.Integer({ minimum: 0, maximum: MAX_REDELIVER_PER_CALL, description: `How many failed deliveries are pending again (at most ${MAX_REDELIVER_PER_CALL} a call: if it says that many, call again for the rest)` }) },
   { additionalProperties: false },
 );

@@ -12,14 +12,20 @@ import { recordEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { listDeliveries, type DeliveryStatus } from './deliveries.repository.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
+import { createWebhookOperations } from './webhook-operations.js';
 import { type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
-/** The secret column never leaves this module: presenting picks fields, it does not spread the row. */
-export const presentEndpoint = (e: EndpointRow) => ({
+/**
+ * The secret columns never leave this module: presenting picks fields, it does not spread the row.
+ * A rotation's overlap shows until it ends (`nowMs`), then reads as none.
+ */
+export const presentEndpoint = (e: EndpointRow, nowMs: number) => ({
   id: e.id, url: e.url, description: e.description, events: e.events.split(' '), enabled: e.enabled === 1,
-  disabled_reason: e.disabled_reason, created_at: e.created_at, updated_at: e.updated_at,
+  disabled_reason: e.disabled_reason,
+  previous_secret_expires_at: e.previous_secret_expires_at !== null && Date.parse(e.previous_secret_expires_at) > nowMs ? e.previous_secret_expires_at : null,
+  created_at: e.created_at, updated_at: e.updated_at,
 });
 
 export interface WebhooksDeps {
@@ -32,6 +38,8 @@ export interface WebhooksDeps {
   /** WEBHOOKS_PER_ACCOUNT. */
   maxEndpoints: number;
   onEvent: OnEventsCommitted;
+  /** Wakes this instance's delivery worker after a redelivery. */
+  wakeWorker(): void;
 }
 
 /** Webhook endpoints of one account; every query is scoped by org_id, so another account sees 404. */
@@ -56,6 +64,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
     recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId, keyId: actor.keyId }, action, targetId: id, client: actor.client, detail });
 
   return {
+    present: (row: EndpointRow) => presentEndpoint(row, clock.now()),
+    ...createWebhookOperations({ db, clock, secret: deps.secret, wakeWorker: deps.wakeWorker, find }),
+
     async create(actor: AuditActor, body: CreateWebhookBody): Promise<{ row: EndpointRow; secret: string }> {
       const { orgId } = actor;
       const url = await checkedUrl(body.url);
@@ -92,17 +103,17 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return db.transaction().execute(async (trx) => {
         const row = await find(trx, orgId, id);
         if (!row) throw notFound();
-        const next: EndpointRow = {
-          ...row,
+        // Only the changed columns are written: a rotation committed meanwhile keeps its secrets.
+        const changes = {
           ...(url !== undefined ? { url } : {}),
           ...(body.events !== undefined ? { events: body.events.join(' ') } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(body.enabled !== undefined ? { enabled: body.enabled ? 1 : 0, disabled_reason: body.enabled ? null : 'disabled by the account' } : {}),
           updated_at: isoTime(clock.now()),
         };
-        await trx.updateTable('webhook_endpoints').set(next).where('id', '=', id).where('org_id', '=', orgId).execute();
+        await trx.updateTable('webhook_endpoints').set(changes).where('id', '=', id).where('org_id', '=', orgId).execute();
         await audit(trx, actor, 'webhook.updated', id, { fields: Object.keys(body) });
-        return next;
+        return { ...row, ...changes };
       });
     },
 

@@ -57,13 +57,16 @@ export function accountJourney(ctx: GetContext): void {
       await actor.api.callInvalid('changePassword', { token: actor.access, json: { new_password: NEW_PASSWORD } }, 400);
     });
 
-    it('deletes the account with its password; its credentials stop working', async () => {
+    it('deletes the account with its password: its credentials stop working, and a sign-in during the grace restores it', async () => {
       const actor = await signUp(ctx().api, 'delete');
       const wrong = await actor.api.call('deleteMe', { token: actor.access, json: { password: 'not-the-password' } }, 400);
       expect(wrong.body.errors[0].code).toBe('incorrect_password');
-      await actor.api.call('deleteMe', { token: actor.access, json: { password: actor.password } }, 204);
+      const scheduled = await actor.api.call('deleteMe', { token: actor.access, json: { password: actor.password } }, 202);
+      expect(Date.parse(scheduled.body.deletion_due_at)).toBeGreaterThan(Date.now());
       await actor.api.call('getMe', { token: actor.access }, 401);
-      await actor.api.call('login', { json: { username: actor.email, password: actor.password } }, 401);
+      const back = await actor.api.call('login', { json: { username: actor.email, password: actor.password } }, 200);
+      const log = await actor.api.call('listSecurityEvents', { token: back.body.access_token, query: { limit: 2 } }, 200);
+      expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(['sign_in', 'account_restored']);
     });
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signUp, type GetContext } from '../context.js';
 
-/** The admin API: find users, change tier and limits, disable an account. */
+/** The admin API: find users, one user with their organizations and security log, change tier and limits, disable an account. */
 export function adminJourney(ctx: GetContext): void {
   describe('admin', () => {
     it('finds a user by email, changes tier and limits, disables and re-enables the account', async () => {
@@ -36,6 +36,36 @@ export function adminJourney(ctx: GetContext): void {
       await admin.api.callInvalid('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: {} }, 400);
       const badCursor = await admin.api.call('adminListUsers', { token: admin.access, query: { cursor: 'nope' } }, 400);
       expect(badCursor.body.code).toBe('validation_failed');
+    });
+
+    it('searches users by part of the address or name, tier and status; shows one with their organizations and security log', async () => {
+      const admin = await ctx().admin();
+      const user = await signUp(ctx().api, 'searched');
+      const team = await user.api.call('createOrganization', { token: user.access, json: { name: 'Searched team' } }, 201);
+      const local = user.email.split('@')[0]!;
+      const found = await admin.api.call('adminListUsers', { token: admin.access, query: { q: local.toUpperCase(), tier: 'free', disabled: 'false' } }, 200);
+      expect(found.body.data.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      expect(found.body.data[0]).toMatchObject({ deletion_due_at: null, disabled: false });
+      const none = await admin.api.call('adminListUsers', { token: admin.access, query: { q: local, disabled: 'true' } }, 200);
+      expect(none.body).toEqual({ data: [], next_cursor: null });
+      await admin.api.callInvalid('adminListUsers', { token: admin.access, query: { q: 'x'.repeat(101) } }, 400);
+
+      const detail = await admin.api.call('adminGetUser', { token: admin.access, path: { id: user.id } }, 200);
+      expect(detail.body).toMatchObject({ id: user.id, email: user.email, tier: 'free', role: 'user' });
+      expect(detail.body.organizations).toEqual([
+        { id: team.body.id, name: 'Searched team', role: 'owner', personal: false },
+        expect.objectContaining({ role: 'owner', personal: true }),
+      ]);
+
+      await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'hobby' } }, 200);
+      const log = await admin.api.call('adminListUserSecurityEvents', { token: admin.access, path: { id: user.id }, query: { limit: 1 } }, 200);
+      expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(['account_updated_by_admin']);
+      const signIns = await admin.api.call('adminListUserSecurityEvents', { token: admin.access, path: { id: user.id }, query: { type: 'sign_in', cursor: log.body.next_cursor } }, 200);
+      expect(signIns.body.data.map((e: { type: string }) => e.type)).toEqual(['sign_in']);
+      // The same page the user sees of their own log.
+      expect((await user.api.call('listSecurityEvents', { token: user.access, query: { type: 'sign_in' } }, 200)).body).toEqual(signIns.body);
+      await admin.api.call('adminListUserSecurityEvents', { token: admin.access, path: { id: user.id }, query: { cursor: 'nope' } }, 400);
+      await admin.api.callInvalid('adminListUserSecurityEvents', { token: admin.access, path: { id: user.id }, query: { type: 'everything' } }, 400);
     });
   });
 }

@@ -55,7 +55,7 @@ export function authJourney(ctx: GetContext): void {
 
     it('logs out: the session ends and its tokens stop working', async () => {
       const actor = await signUp(ctx().api, 'logout');
-      await actor.api.call('logout', { token: actor.access }, 204);
+      await actor.api.call('logout', { token: actor.access, json: {} }, 204);
       const after = await actor.api.call('getMe', { token: actor.access }, 401);
       expect(after.headers.get('www-authenticate')).toMatch(/^Bearer /);
       await actor.api.call('refresh', { json: { refresh_token: actor.refresh } }, 401);

@@ -58,6 +58,52 @@ export function webhooksJourney(ctx: GetContext): void {
       await actor.api.call('listWebhookDeliveries', { token: actor.access, path: { id } }, 404);
     });
 
+    it('redelivers a delivery and the failed ones since a time, rotates the secret (issue 22)', async () => {
+      const { stack } = ctx();
+      const actor = await signUp(ctx().api, 'hookops');
+      const as = { token: actor.access };
+      const id = (await actor.api.call('createWebhook', { ...as, json: { url: stack.receiver.url, events: ['webhook.test'] } }, 201)).body.id as string;
+      const first = (await actor.api.call('testWebhook', { ...as, path: { id } }, 202)).body;
+      const delivered = (await waitForDelivery(actor, id, 'delivered')).body.data[0];
+      expect(delivered.attempts[0]).toMatchObject({ status_code: 200, response_excerpt: 'ok' });
+      const arrivals = (eventId: string) => stack.receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
+
+      // Any status may be sent again: the same event, so the same webhook-id.
+      const once = { ...as, path: { id, delivery_id: first.id }, headers: { 'idempotency-key': 'redeliver-1' } };
+      const again = await actor.api.call('redeliverWebhookDelivery', once, 202);
+      expect(again.body).toMatchObject({ id: first.id, event_id: first.event_id, status: 'pending', attempt_count: 1 });
+      expect((await actor.api.call('redeliverWebhookDelivery', once, 202)).headers.get('idempotent-replayed')).toBe('true');
+      const otherDelivery = { ...once, path: { id, delivery_id: (await actor.api.call('testWebhook', { ...as, path: { id } }, 202)).body.id } };
+      expect((await actor.api.call('redeliverWebhookDelivery', otherDelivery, 422)).body.code).toBe('idempotency_key_reused');
+      for (let i = 0; i < 40 && arrivals(first.event_id).length < 2; i++) await new Promise((r) => setTimeout(r, 250));
+      expect(arrivals(first.event_id)).toHaveLength(2);
+
+      const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+      const bulk = { ...as, path: { id }, json: { since: hourAgo }, headers: { 'idempotency-key': 'redeliver-all-1' } };
+      expect((await actor.api.call('redeliverFailedWebhookDeliveries', bulk, 202)).body).toEqual({ redelivered: 0 });
+      expect((await actor.api.call('redeliverFailedWebhookDeliveries', { ...bulk, json: { since: new Date().toISOString() } }, 422)).body.code).toBe('idempotency_key_reused');
+      const future = await actor.api.call('redeliverFailedWebhookDeliveries', { ...as, path: { id }, json: { since: new Date(Date.now() + 3600_000).toISOString() } }, 400);
+      expect(future.body.errors).toEqual([expect.objectContaining({ field: '/since', code: 'in_future' })]);
+      await actor.api.callInvalid('redeliverFailedWebhookDeliveries', { ...as, path: { id }, json: {} }, 400);
+
+      const rotation = { ...as, path: { id }, json: { overlap_seconds: 600 }, headers: { 'idempotency-key': 'rotate-1' } };
+      const rotated = await actor.api.call('rotateWebhookSecret', rotation, 200);
+      expect(rotated.body).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+      expect((await actor.api.call('rotateWebhookSecret', rotation, 200)).body).toEqual({ ...rotated.body, secret: null });
+      expect((await actor.api.call('rotateWebhookSecret', { ...rotation, json: { overlap_seconds: 0 } }, 422)).body.code).toBe('idempotency_key_reused');
+      await actor.api.callInvalid('rotateWebhookSecret', { ...as, path: { id }, json: { overlap_seconds: 604_801 } }, 400);
+      expect((await actor.api.call('getWebhook', { ...as, path: { id } }, 200)).body.previous_secret_expires_at).toBe(rotated.body.previous_secret_expires_at);
+      const signed = (await actor.api.call('testWebhook', { ...as, path: { id } }, 202)).body;
+      for (let i = 0; i < 40 && arrivals(signed.event_id).length < 1; i++) await new Promise((r) => setTimeout(r, 250));
+      expect(String(arrivals(signed.event_id)[0]?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+
+      // A disabled endpoint would fail whatever is sent: enable it first.
+      await actor.api.call('updateWebhook', { ...as, path: { id }, json: { enabled: false } }, 200);
+      expect((await actor.api.call('redeliverWebhookDelivery', { ...as, path: { id, delivery_id: first.id } }, 409)).body.code).toBe('conflict');
+      expect((await actor.api.call('redeliverFailedWebhookDeliveries', { ...as, path: { id }, json: { since: hourAgo } }, 409)).body.code).toBe('conflict');
+      await actor.api.call('deleteWebhook', { ...as, path: { id } }, 204);
+    });
+
     it(`refuses endpoint ${WEBHOOKS_PER_ACCOUNT + 1} of an account with 422 limit_reached`, async () => {
       const { stack } = ctx();
       const actor = await signUp(ctx().api, 'hooklimit');

@@ -27,6 +27,18 @@ const RECIPES: Record<string, Recipe> = {
   testWebhook: async (actor, url) => ({
     path: { id: (await actor.api.call('createWebhook', { token: actor.access, json: { url, events: ['*'] } }, 201)).body.id },
   }),
+  redeliverWebhookDelivery: async (actor, url) => {
+    const id = (await actor.api.call('createWebhook', { token: actor.access, json: { url, events: ['webhook.test'] } }, 201)).body.id;
+    return { path: { id, delivery_id: (await actor.api.call('testWebhook', { token: actor.access, path: { id } }, 202)).body.id } };
+  },
+  redeliverFailedWebhookDeliveries: async (actor, url) => ({
+    path: { id: (await actor.api.call('createWebhook', { token: actor.access, json: { url, events: ['*'] } }, 201)).body.id },
+    json: { since: new Date(Date.now() - 60_000).toISOString() },
+  }),
+  rotateWebhookSecret: async (actor, url) => ({
+    path: { id: (await actor.api.call('createWebhook', { token: actor.access, json: { url, events: ['*'] } }, 201)).body.id },
+    json: { overlap_seconds: 60 },
+  }),
   createOrganization: async () => ({ json: { name: 'Raced' } }),
   createOrganizationInvitation: async (actor) => ({
     path: { id: (await actor.api.call('createOrganization', { token: actor.access, json: { name: 'Inviting' } }, 201)).body.id },

@@ -15,6 +15,8 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   getMe: 'session',
   updateMe: 'session',
   deleteMe: 'session',
+  changeEmail: 'session',
+  exportMe: 'session',
   changePassword: 'session',
   listSecurityEvents: 'session',
   getMfa: 'session',
@@ -44,6 +46,8 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   getUsage: 'usage:read',
   getUsageHistory: 'usage:read',
   adminListUsers: 'admin',
+  adminGetUser: 'admin',
+  adminListUserSecurityEvents: 'admin',
   adminUpdateUser: 'admin',
   adminGetOrganization: 'admin',
   adminUpdateOrganization: 'admin',
@@ -88,6 +92,9 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   deleteWebhook: 'webhooks:write',
   testWebhook: 'webhooks:write',
   listWebhookDeliveries: 'webhooks:read',
+  redeliverWebhookDelivery: 'webhooks:write',
+  redeliverFailedWebhookDeliveries: 'webhooks:write',
+  rotateWebhookSecret: 'webhooks:write',
 };
 
 /**
@@ -96,7 +103,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
  * operation spends from it.
  */
 export const BUDGET_EXEMPT = new Set([
-  'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changePassword', 'listSecurityEvents',
+  'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changeEmail', 'exportMe', 'changePassword', 'listSecurityEvents',
   'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'updateApiKey', 'rollApiKey', 'revokeApiKey', 'getUsage', 'getUsageHistory',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
@@ -105,7 +112,7 @@ export const BUDGET_EXEMPT = new Set([
   'createOrganization', 'listOrganizations', 'getOrganization', 'updateOrganization', 'deleteOrganization', 'listOrganizationAuditLog',
   'listOrganizationMembers', 'updateOrganizationMember', 'removeOrganizationMember',
   'createOrganizationInvitation', 'listOrganizationInvitations', 'revokeOrganizationInvitation', 'acceptInvitation',
-  'adminGetOrganization', 'adminUpdateOrganization',
+  'adminGetOrganization', 'adminUpdateOrganization', 'adminGetUser', 'adminListUserSecurityEvents',
 ]);
 
 /**
@@ -128,7 +135,7 @@ export const CALLER_FREE = new Set(['verifyCredential']);
 
 /**
  * Which id kind a path's {id} is, from the collection it sits in. The other path parameters name
- * their kind (`{message_id}` a message, `{user_id}` a member's account, `{invitation_id}` an invitation).
+ * their kind (`{message_id}` a message, `{user_id}` a member's account, `{invitation_id}` an invitation, `{delivery_id}` a webhook delivery).
  */
 const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/sessions\//, 'session'],
@@ -157,6 +164,7 @@ export function unknownIds(op: SpecOperation): Record<string, string> {
     ...(op.path.includes('{message_id}') ? { message_id: newId('message') } : {}),
     ...(op.path.includes('{user_id}') ? { user_id: newId('user') } : {}),
     ...(op.path.includes('{invitation_id}') ? { invitation_id: newId('invitation') } : {}),
+    ...(op.path.includes('{delivery_id}') ? { delivery_id: newId('delivery') } : {}),
   };
 }
 
@@ -175,6 +183,9 @@ export const VALID_BODIES: Record<string, unknown> = {
   createOrganizationInvitation: { email: 'nobody@example.com', role: 'viewer' },
   updateApiKey: { name: 'Renamed' },
   rollApiKey: {},
+  // Within the events kept (30 days), not in the future: the server checks both before the id.
+  redeliverFailedWebhookDeliveries: { since: new Date(Date.now() - 3600_000).toISOString() },
+  rotateWebhookSecret: {},
 };
 
 /**

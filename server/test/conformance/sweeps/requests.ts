@@ -7,7 +7,7 @@ import { REQUIREMENTS, unknownIds, VALID_BODIES } from './operations.js';
 /** Just over the server's default MAX_BODY_BYTES (1 MiB). */
 const OVERSIZED = JSON.stringify({ padding: 'x'.repeat(1_100_000) });
 /** Path parameters besides `{id}`: a message of a chat, a member or an invitation of an organization. */
-const SECONDARY_IDS = ['message_id', 'user_id', 'invitation_id'] as const;
+const SECONDARY_IDS = ['message_id', 'user_id', 'invitation_id', 'delivery_id'] as const;
 /** The server reads a body on these methods even when the route declares none. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,0 +1,88 @@
+import { AppError } from '../../core/errors.js';
+import { isoTime, type Clock } from '../../infra/clock.js';
+import type { DialectName } from '../../infra/db/database.js';
+import { periodicTask } from '../../infra/periodic-task.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { createUsersRepository, type UsersRepository } from '../users/users.repository.js';
+import type { AccountCache } from './account-cache.js';
+
+const PURGE_EVERY_MS = 3600_000;
+const BATCH = 100;
+
+export interface AccountPurgeDeps {
+  users: UsersRepository;
+  dialect: DialectName;
+  sessions: Pick<SessionsService, 'idsOf' | 'forget'>;
+  apiKeys: Pick<ApiKeysService, 'hashesOf' | 'forget'>;
+  accounts: AccountCache;
+  organizations: Pick<OrganizationCache, 'membershipChanged'>;
+  clock: Clock;
+  onError: (error: unknown) => void;
+  warn: (detail: Record<string, unknown>, message: string) => void;
+}
+
+/**
+ * Deleting an account for good: the user, their personal organization and every organization
+ * they are alone in, with all those hold (users.repository.ts `delete`). At once when
+ * ACCOUNT_DELETION_GRACE_DAYS is 0; otherwise the hourly sweep here purges the accounts whose
+ * `deletion_due_at` has passed. Running on every instance is harmless: each account is re-read
+ * (locked on PostgreSQL) in the deleting transaction, so a second instance, or a sign-in that
+ * restored it meanwhile, finds nothing due.
+ */
+export function createAccountPurge(deps: AccountPurgeDeps) {
+  const { users, clock } = deps;
+
+  /**
+   * Deletes the account now; with `dueBy`, only if its deletion is still scheduled at or before
+   * then (false otherwise). Throws 409 last_owner, changing nothing, while it is the last owner of
+   * an organization with other members.
+   */
+  async function purgeAccount(userId: string, dueBy?: string): Promise<boolean> {
+    // Read first, announced once the account is gone: a refused deletion (last_owner) signs nobody out.
+    const sessionIds = await deps.sessions.idsOf(userId);
+    const hashes = await deps.apiKeys.hashesOf(userId);
+    const orgIds = await users.db.transaction().execute(async (trx) => {
+      if (dueBy !== undefined) {
+        const read = trx.selectFrom('users').select('deletion_due_at').where('id', '=', userId);
+        const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
+        if (!row || row.deletion_due_at === null || row.deletion_due_at > dueBy) return null;
+      }
+      return createUsersRepository(trx).delete(userId);
+    });
+    if (orgIds === null) return false;
+    await deps.sessions.forget(sessionIds);
+    await deps.apiKeys.forget(hashes);
+    await deps.accounts.changed(userId);
+    for (const orgId of orgIds) await deps.organizations.membershipChanged(orgId, userId);
+    return true;
+  }
+
+  /**
+   * Purges every account due now, a batch at a time. One still the last owner of a team with
+   * other members stays scheduled (a warning each sweep) until someone else is made an owner or
+   * the others leave; one failure does not stop the others.
+   */
+  async function purgeOnce(): Promise<number> {
+    const nowIso = isoTime(clock.now());
+    let purged = 0;
+    let after: string | undefined;
+    for (;;) {
+      const ids = await users.dueForDeletion(nowIso, BATCH, after);
+      for (const id of ids) {
+        try {
+          if (await purgeAccount(id, nowIso)) purged++;
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'last_owner') deps.warn({ user_id: id, organization_id: error.extra.organization_id }, 'account deletion postponed: last owner of a team with other members');
+          else deps.onError(error);
+        }
+      }
+      if (ids.length < BATCH) return purged;
+      after = ids.at(-1);
+    }
+  }
+
+  return { purgeAccount, purgeOnce, ...periodicTask(purgeOnce, PURGE_EVERY_MS, deps.onError) };
+}
+export type AccountPurge = ReturnType<typeof createAccountPurge>;
