@@ -6,6 +6,7 @@ import { safeNext } from './lib/next.ts';
 import { navigate, useLocation, type Location } from './lib/router.ts';
 import { OrganizationsProvider } from './lib/organizations.tsx';
 import { SessionProvider, useSession } from './lib/session.tsx';
+import { AdminArea } from './pages/admin/AdminArea.tsx';
 import { AgentsPage } from './pages/AgentsPage.tsx';
 import { ChatPage } from './pages/ChatPage.tsx';
 import { ChatsPage } from './pages/ChatsPage.tsx';
@@ -19,12 +20,13 @@ import { SettingsPage } from './pages/settings/SettingsPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { VerifyEmailPage } from './pages/VerifyEmailPage.tsx';
 import { ProviderCallbackPage } from './pages/ProviderCallbackPage.tsx';
-import { WebhooksPage } from './pages/WebhooksPage.tsx';
+import { WebhookPage } from './pages/webhooks/WebhookPage.tsx';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.tsx';
 import { accessOf } from './routes.ts';
 
-/** `/chats/<id>` → the id; null for any other path (or an id that is not valid percent-encoding). */
-function chatIdOf(path: string): string | null {
-  const raw = /^\/chats\/([^/]+)$/.exec(path)?.[1];
+/** `/<section>/<id>` → the id; null for any other path (or an id that is not valid percent-encoding). */
+function idIn(section: 'chats' | 'webhooks', path: string): string | null {
+  const raw = new RegExp(`^/${section}/([^/]+)$`).exec(path)?.[1];
   try {
     return raw ? decodeURIComponent(raw) : null;
   } catch {
@@ -47,8 +49,11 @@ function page({ path, query }: Location): JSX.Element {
     case '/webhooks': return <WebhooksPage />;
   }
   if (path.startsWith('/settings/')) return <SettingsPage path={path} />;
-  const chatId = chatIdOf(path);
+  if (path === '/admin' || path.startsWith('/admin/')) return <AdminArea path={path} query={query} />;
+  const chatId = idIn('chats', path);
   if (chatId) return <ChatPage key={chatId} chatId={chatId} />;
+  const webhookId = idIn('webhooks', path);
+  if (webhookId) return <WebhookPage key={webhookId} id={webhookId} />;
   return <NotFoundPage />;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Client routes. The server answers index.html at exactly these (server/src/http/dashboard.ts,
  * DASHBOARD_ROUTES; `/settings/*` covers the settings sections and each API key's page, `/chats/*`
- * each chat's page); test/routes.test.ts checks both agree. A path ending in `/*` is that prefix and
+ * each chat's page, `/webhooks/*` each webhook endpoint's page, `/admin/*` the admin area's user and organization pages); test/routes.test.ts checks both agree. A path ending in `/*` is that prefix and
  * anything after it.
  */
 export type Access = 'signed-in' | 'signed-out' | 'any';
@@ -24,11 +24,16 @@ export const ROUTES: RouteDef[] = [
   { path: '/chats', access: 'signed-in' },
   { path: '/chats/*', access: 'signed-in' },
   { path: '/webhooks', access: 'signed-in' },
+  { path: '/webhooks/*', access: 'signed-in' },
+  { path: '/admin', access: 'signed-in' },
+  { path: '/admin/*', access: 'signed-in' },
   { path: '/settings', access: 'signed-in' },
   { path: '/settings/profile', access: 'signed-in' },
   { path: '/settings/password', access: 'signed-in' },
   { path: '/settings/security', access: 'signed-in' },
   { path: '/settings/sessions', access: 'signed-in' },
+  { path: '/settings/security-log', access: 'signed-in' },
+  { path: '/settings/account', access: 'signed-in' },
   { path: '/settings/api-keys', access: 'signed-in' },
   { path: '/settings/api-keys/*', access: 'signed-in' },
   { path: '/settings/organization', access: 'signed-in' },

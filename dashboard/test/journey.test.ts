@@ -7,23 +7,20 @@
  * password reset, two-step verification (TOTP, recovery codes, step-up), passkeys (Chromium's
  * virtual authenticator), sign-in with an OpenID provider (oidc-provider on loopback, its own sign-in
  * form) and linking one in settings; chats, with a reply streamed from here (as an agent's runtime)
- * growing on the open page. Every page is photographed at desktop and phone width.
+ * growing on the open page. Every page is checked by axe-core and photographed at desktop and phone
+ * width (journey-harness.ts).
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatehouse } from '@gatehouse/sdk';
 import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from './support/build.ts';
-import { CHROMIUM, launchChromium } from './support/browser.ts';
-import { README_IMAGE_DIR, SCREENSHOT_DIR } from './support/paths.ts';
-import { startServer, type RunningServer } from './support/server.ts';
+import { DESKTOP, skipJourneys, useJourney, type RunningServer } from './journey-harness.ts';
+import { README_IMAGE_DIR } from './support/paths.ts';
 import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.ts';
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const user = {
@@ -38,56 +35,8 @@ let issuer: TestIssuer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const consoleErrors: string[] = [];
-const failedResponses: string[] = [];
-const shots: string[] = [];
+let screenshotDir: string;
 const chartShots: string[] = [];
-
-/** Desktop and phone screenshots of what is on screen now; the phone one also checks nothing overflows sideways. */
-async function shoot(name: string): Promise<void> {
-  const n = String(shots.length + 1).padStart(2, '0');
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${n}-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow, `${name} is wider than a phone screen`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${n}-${name}-phone.png`), fullPage: true });
-  await page.setViewportSize(DESKTOP);
-  shots.push(`${n}-${name}`);
-}
-
-/** Tab (at most `max` times) until the focused element matches `selector`. */
-async function tabTo(selector: string, max = 40): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${selector}`);
-}
-
-/**
- * Runs `steps` with `page` in a browser context of its own (its own storage: it starts signed
- * out), console errors still collected; the main page comes back afterwards.
- */
-async function inOwnContext(baseURL: string, steps: (context: BrowserContext) => Promise<void>): Promise<void> {
-  const own = await browser.newContext({ viewport: DESKTOP, baseURL });
-  const mainPage = page;
-  page = await own.newPage();
-  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && consoleErrors.push(msg.text()));
-  page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
-  try {
-    await steps(own);
-  } finally {
-    await own.close();
-    page = mainPage;
-  }
-}
-
-const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || document.activeElement?.tagName);
-
-function expectFailedResponses(expected: string[]): void {
-  expect(failedResponses.splice(0)).toEqual(expected);
-}
 
 const OUTCOMES = { ok: 'OK', rate_limited: 'Rate limited', unauthorized: 'Unauthorized', forbidden: 'Forbidden' } as const;
 type Outcome = keyof typeof OUTCOMES;
@@ -144,43 +93,27 @@ async function inkOf(png: string): Promise<Record<Outcome, { count: number; rise
 async function chartInk(chart: Locator, name: string) {
   const plot = chart.locator('.chart-plot');
   const live = await inkOf(await plot.locator('canvas').evaluate((c: HTMLCanvasElement) => c.toDataURL('image/png')));
-  const shot = await plot.screenshot({ path: join(SCREENSHOT_DIR, `chart-${name}.png`) });
+  const shot = await plot.screenshot({ path: join(screenshotDir, `chart-${name}.png`) });
   chartShots.push(`chart-${name}`);
   return { live, shot: await inkOf(`data:image/png;base64,${shot.toString('base64')}`) };
 }
 
-// Without Chromium a developer's `npm test` skips this file (and says so); CI installs it and never skips.
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skip) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is missing (apt-get update && apt-get install -y chromium)`);
-
-describe.skipIf(skip)('dashboard journey (Chromium)', () => {
-  beforeAll(async () => {
-    ensureBuilt();
-    rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    // A native client: its loopback redirect URI matches the server's port, whichever it gets (RFC 8252).
-    issuer = await startTestIssuer([{ client_id: 'dashboard', client_secret: 'dashboard-journey-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }], { openAccounts: true });
-    server = await startServer({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'dashboard', client_secret: 'dashboard-journey-secret' }]),
-    });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: DESKTOP, baseURL: server.base });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      // A failed fetch is reported as "Failed to load resource"; those are checked one by one below.
-      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource: the server responded with a status of')) consoleErrors.push(msg.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
-    page.on('response', (res) => {
-      if (res.status() >= 400) failedResponses.push(`${res.request().method()} ${new URL(res.url()).pathname} ${res.status()}`);
-    });
+describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
+  const journey = useJourney({
+    name: 'journey',
+    clipboard: true,
+    serverEnv: async () => {
+      // A native client: its loopback redirect URI matches the server's port, whichever it gets (RFC 8252).
+      issuer = await startTestIssuer([{ client_id: 'dashboard', client_secret: 'dashboard-journey-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }], { openAccounts: true });
+      return {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'dashboard', client_secret: 'dashboard-journey-secret' }]),
+      };
+    },
   });
-
+  const { shoot, tabTo, focused, expectFailedResponses, inOwnContext, consoleErrors, shots } = journey;
+  beforeAll(() => void ({ server, browser, context, page, screenshotDir } = journey));
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
     await issuer?.close();
   });
 
@@ -716,7 +649,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     await older.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Security', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings: Security' }).waitFor();
     await shoot('settings-security');
     await page.getByRole('region', { name: 'Two-step verification' }).getByLabel('Your password').fill(user.newPassword);
@@ -777,7 +710,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   it("Settings → Security: adds a passkey with Chromium's virtual authenticator, then signs in with it alone", async () => {
     // Passkeys need a domain: the same server as http://localhost:<port>, in its own context
     // (another origin, so another localStorage: it starts signed out).
-    await inOwnContext(server.localhostBase, async (passkeyContext) => {
+    await inOwnContext(server.localhostBase, async (page, passkeyContext) => {
       const cdp = await passkeyContext.newCDPSession(page);
       await cdp.send('WebAuthn.enable');
       const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -837,7 +770,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   });
 
   it('signs a new person up and in with an OpenID provider, which stays their only way in', async () => {
-    await inOwnContext(server.base, async () => {
+    await inOwnContext(server.base, async (page) => {
       await page.goto('/login?next=%2Fsettings%2Fsecurity');
       await page.getByRole('button', { name: 'Continue with Test IdP' }).waitFor();
       await shoot('login-providers');
@@ -858,7 +791,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   let research = '';
 
   /** The organization switcher in the header. */
-  const switcher = () => page.getByRole('combobox', { name: 'Organization' });
+  const switcher = () => journey.page.getByRole('combobox', { name: 'Organization' });
   const selectedOrganization = () => switcher().evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent ?? '');
 
   it('Organizations: creates one from the switcher, switches to it, and creates agents there', async () => {
@@ -910,7 +843,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   it('the second person signs up from the mailed link, confirms the address, accepts, and sees the shared agents', async () => {
     const link = `/accept-invitation?token=${encodeURIComponent(server.mailedToken('accept-invitation')!)}`;
     const earlierVerification = server.mailedToken('verify-email');
-    await inOwnContext(server.base, async () => {
+    await inOwnContext(server.base, async (page) => {
       const res = await page.goto(link);
       expect(res?.status()).toBe(200);
       await page.getByRole('heading', { level: 1, name: 'Join an organization' }).waitFor();
@@ -967,7 +900,7 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
     const members = page.getByRole('table', { name: 'Members of Research' });
     await members.getByRole('cell', { name: bob.email, exact: true }).waitFor();
     await page.getByText('No pending invitations.').waitFor();
-    await page.getByRole('button', { name: `Change the role of ${bob.email}` }).click();
+    await page.getByRole('button', { name: `Change role of ${bob.email}` }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('combobox', { name: 'Role' }).selectOption('admin');
     await dialog.getByRole('button', { name: 'Save role' }).click();
@@ -1031,16 +964,16 @@ describe.skipIf(skip)('dashboard journey (Chromium)', () => {
   it('saved a desktop and a phone screenshot of every page', () => {
     expect(shots.length).toBeGreaterThanOrEqual(14);
     for (const shot of shots) {
-      for (const size of ['desktop', 'phone']) expect(existsSync(join(SCREENSHOT_DIR, `${shot}-${size}.png`)), `${shot}-${size}`).toBe(true);
+      for (const size of ['desktop', 'phone']) expect(existsSync(join(journey.screenshotDir, `${shot}-${size}.png`)), `${shot}-${size}`).toBe(true);
     }
     // The charts' own pictures, each checked for its lines when it was taken (chartInk).
     expect(chartShots).toHaveLength(4);
-    for (const shot of chartShots) expect(existsSync(join(SCREENSHOT_DIR, `${shot}.png`)), shot).toBe(true);
+    for (const shot of chartShots) expect(existsSync(join(journey.screenshotDir, `${shot}.png`)), shot).toBe(true);
     // The README's pictures change only when asked to (UPDATE_README_IMAGES=1), so a test run
     // leaves the working tree clean.
     if (process.env.UPDATE_README_IMAGES !== '1') return;
     mkdirSync(README_IMAGE_DIR, { recursive: true });
-    copyFileSync(join(SCREENSHOT_DIR, `${shots.find((s) => s.endsWith('api-key-created'))}-desktop.png`), join(README_IMAGE_DIR, 'dashboard-api-keys-desktop.png'));
-    copyFileSync(join(SCREENSHOT_DIR, `${shots.find((s) => s.endsWith('overview'))}-phone.png`), join(README_IMAGE_DIR, 'dashboard-overview-phone.png'));
+    copyFileSync(join(journey.screenshotDir, `${shots.find((s) => s.endsWith('api-key-created'))}-desktop.png`), join(README_IMAGE_DIR, 'dashboard-api-keys-desktop.png'));
+    copyFileSync(join(journey.screenshotDir, `${shots.find((s) => s.endsWith('overview'))}-phone.png`), join(README_IMAGE_DIR, 'dashboard-overview-phone.png'));
   });
 });

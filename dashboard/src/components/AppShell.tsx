@@ -1,14 +1,17 @@
 import type { ComponentChildren } from 'preact';
 import { useSession } from '../lib/session.tsx';
+import { Icon, type IconName } from './Icon.tsx';
 import { Link } from './Link.tsx';
 import { OrganizationSwitcher } from './OrganizationSwitcher.tsx';
 
-const NAV = [
-  { href: '/', label: 'Overview', match: (p: string) => p === '/' },
-  { href: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
-  { href: '/chats', label: 'Chats', match: (p: string) => p.startsWith('/chats') },
-  { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
-  { href: '/settings/profile', label: 'Settings', match: (p: string) => p.startsWith('/settings') },
+const NAV: { href: string; label: string; icon: IconName; match: (p: string) => boolean; adminOnly?: true }[] = [
+  { href: '/', label: 'Overview', icon: 'overview', match: (p) => p === '/' },
+  { href: '/agents', label: 'Agents', icon: 'agents', match: (p) => p.startsWith('/agents') },
+  { href: '/chats', label: 'Chats', icon: 'chats', match: (p) => p.startsWith('/chats') },
+  { href: '/webhooks', label: 'Webhooks', icon: 'webhooks', match: (p) => p.startsWith('/webhooks') },
+  { href: '/settings/profile', label: 'Settings', icon: 'settings', match: (p) => p.startsWith('/settings') },
+  // Shown to users with the admin role only (the API refuses everyone else anyway).
+  { href: '/admin', label: 'Admin', icon: 'admin', match: (p) => p.startsWith('/admin'), adminOnly: true },
 ];
 
 /** The frame of every signed-in page: skip link, header with navigation, the page. */
@@ -25,9 +28,10 @@ export function AppShell({ path, children }: { path: string; children: Component
         </Link>
         <nav aria-label="Main" class="mainnav">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.adminOnly || me?.role === 'admin').map((item) => (
               <li key={item.href}>
                 <Link href={item.href} aria-current={item.match(path) ? 'page' : undefined}>
+                  <Icon name={item.icon} />
                   {item.label}
                 </Link>
               </li>
@@ -40,6 +44,7 @@ export function AppShell({ path, children }: { path: string; children: Component
             {me?.email}
           </span>
           <button type="button" class="button button-secondary button-small" onClick={() => void logOut()}>
+            <Icon name="logout" />
             Log out
           </button>
         </div>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Icon } from './Icon.tsx';
 
 async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
   try {
@@ -24,6 +25,7 @@ export function CopyButton({ text, inputId, label = 'Copy' }: { text: string; in
   return (
     <>
       <button type="button" class="button button-secondary" onClick={onClick}>
+        <Icon name="copy" />
         {label}
       </button>
       <span class="copy-status" role="status">

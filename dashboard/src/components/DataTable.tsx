@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 
 export interface Column<T> {
   label: string;
@@ -12,12 +12,13 @@ interface Props<T> {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string;
-  empty: ComponentChildren;
+  /** Shown instead of the table when there are no rows: an <EmptyState> with the next action. */
+  empty: JSX.Element;
 }
 
 /** A real table on wide screens; on a phone each row becomes a card (CSS reads data-label). */
 export function DataTable<T>({ caption, columns, rows, rowKey, empty }: Props<T>) {
-  if (rows.length === 0) return <p class="empty">{empty}</p>;
+  if (rows.length === 0) return empty;
   return (
     <div class="table-wrap">
       <table class="data-table">

@@ -8,6 +8,8 @@ interface Props {
   onCancel: () => void;
   /** A selector, inside the dialog, of what gets the focus when it opens. */
   initialFocus?: string;
+  /** Wider than a confirmation, for a form of several fields. */
+  wide?: boolean;
   children: ComponentChildren;
 }
 
@@ -15,7 +17,7 @@ interface Props {
  * A modal <dialog>: the browser traps focus inside it, Escape cancels, and focus returns to the
  * element that opened it when it closes.
  */
-export function Modal({ open, labelledBy, onCancel, initialFocus, children }: Props) {
+export function Modal({ open, labelledBy, onCancel, initialFocus, wide = false, children }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
 
@@ -35,7 +37,7 @@ export function Modal({ open, labelledBy, onCancel, initialFocus, children }: Pr
   return (
     <dialog
       ref={dialog}
-      class="dialog"
+      class={wide ? 'dialog dialog-wide' : 'dialog'}
       aria-labelledby={labelledBy}
       onCancel={(event) => {
         event.preventDefault();

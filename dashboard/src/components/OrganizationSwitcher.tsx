@@ -5,6 +5,7 @@ import { useOrganizations } from '../lib/organizations.tsx';
 import { ActionForm } from './ActionForm.tsx';
 import { ErrorAlert } from './ErrorAlert.tsx';
 import { Field } from './Field.tsx';
+import { Icon } from './Icon.tsx';
 import { Modal } from './Modal.tsx';
 import { SubmitButton } from './SubmitButton.tsx';
 
@@ -33,6 +34,7 @@ export function OrganizationSwitcher() {
         ))}
       </select>
       <button type="button" class="button button-secondary button-small" onClick={() => setCreating(true)}>
+        <Icon name="plus" />
         New<span class="visually-hidden"> organization</span>
       </button>
       {change.error && (

@@ -1,17 +1,20 @@
 import { atLeast } from '../lib/api.ts';
 import { useSession } from '../lib/session.tsx';
+import { Icon, type IconName } from './Icon.tsx';
 import { Link } from './Link.tsx';
 
 /** `admin`: listed only for admins and owners of the organization acted for. */
-export const SETTINGS_SECTIONS: readonly { href: string; label: string; admin?: true }[] = [
-  { href: '/settings/profile', label: 'Profile' },
-  { href: '/settings/password', label: 'Password' },
-  { href: '/settings/security', label: 'Security' },
-  { href: '/settings/sessions', label: 'Sessions' },
-  { href: '/settings/api-keys', label: 'API keys' },
-  { href: '/settings/organization', label: 'Organization' },
-  { href: '/settings/members', label: 'Members' },
-  { href: '/settings/audit-log', label: 'Audit log', admin: true },
+export const SETTINGS_SECTIONS: readonly { href: string; label: string; icon: IconName; admin?: true }[] = [
+  { href: '/settings/profile', label: 'Profile', icon: 'profile' },
+  { href: '/settings/password', label: 'Password', icon: 'password' },
+  { href: '/settings/security', label: 'Security', icon: 'security' },
+  { href: '/settings/sessions', label: 'Sessions', icon: 'sessions' },
+  { href: '/settings/security-log', label: 'Security log', icon: 'activity' },
+  { href: '/settings/account', label: 'Account', icon: 'account' },
+  { href: '/settings/api-keys', label: 'API keys', icon: 'key' },
+  { href: '/settings/organization', label: 'Organization', icon: 'organization' },
+  { href: '/settings/members', label: 'Members', icon: 'members' },
+  { href: '/settings/audit-log', label: 'Audit log', icon: 'log', admin: true },
 ];
 
 export function SettingsNav({ path }: { path: string }) {
@@ -22,6 +25,7 @@ export function SettingsNav({ path }: { path: string }) {
         {SETTINGS_SECTIONS.filter((s) => !s.admin || atLeast(me?.organization.role, 'admin')).map((s) => (
           <li key={s.href}>
             <Link href={s.href} aria-current={path === s.href ? 'page' : path.startsWith(`${s.href}/`) ? 'location' : undefined}>
+              <Icon name={s.icon} />
               {s.label}
             </Link>
           </li>

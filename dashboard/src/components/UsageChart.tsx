@@ -7,6 +7,7 @@ import { PeriodSwitch } from './PeriodSwitch.tsx';
 import { UplotChart } from './UplotChart.tsx';
 import { UsageLegend } from './UsageLegend.tsx';
 import { UsageTable } from './UsageTable.tsx';
+import { Icon } from './Icon.tsx';
 
 interface Props {
   /** One API key's requests; without it, the whole account's. */
@@ -27,6 +28,7 @@ export function UsageChart({ keyId, subject }: Props) {
       <div class="usage-chart-tools">
         <PeriodSwitch value={granularity} onChange={setGranularity} />
         <button type="button" class="button button-secondary button-small" onClick={() => void history.reload()}>
+          <Icon name="refresh" />
           Refresh
         </button>
       </div>

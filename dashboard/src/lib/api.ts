@@ -1,6 +1,7 @@
 import { createGatehouse, webStorageTokenStore, type Schemas } from '@gatehouse/sdk';
+import { TOKEN_STORAGE_KEY } from './session-key.ts';
 
-export type { Agent, ApiKey, AuditEvent, Chat, CreatedApiKey, CreatedWebhookEndpoint, Invitation, Me, Member, Message, Organization, OrganizationRole, Session, StreamEvent, Usage, WebhookEndpoint } from '@gatehouse/sdk';
+export type { Agent, ApiKey, AuditEvent, Chat, CreatedApiKey, CreatedWebhookEndpoint, Invitation, Me, Member, Message, Organization, OrganizationRole, SecurityEvent, Session, StreamEvent, Usage, WebhookDelivery, WebhookEndpoint } from '@gatehouse/sdk';
 export type UsageHistory = Schemas['UsageHistory'];
 
 /** Weakest first; each role can do what the ones before it can. */
@@ -15,8 +16,7 @@ export const atLeast = (role: string | undefined, least: (typeof ROLES)[number])
 
 export const SCOPES = ['agents:read', 'agents:write', 'chats:read', 'chats:write', 'webhooks:read', 'webhooks:write', 'usage:read'] as const;
 
-/** The localStorage key of the session (dashboard/README.md explains why localStorage). */
-export const TOKEN_STORAGE_KEY = 'gatehouse.dashboard.session';
+export { TOKEN_STORAGE_KEY };
 
 type SessionListener = (signedIn: boolean) => void;
 const sessionListeners = new Set<SessionListener>();

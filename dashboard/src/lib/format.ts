@@ -1,9 +1,15 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const withSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
 export function formatDateTime(iso: string | null | undefined, empty = 'never'): string {
   return iso ? dateTime.format(new Date(iso)) : empty;
+}
+
+/** To the second: for events that follow each other quickly (a delivery's attempts). */
+export function formatDateTimeSeconds(iso: string): string {
+  return withSeconds.format(new Date(iso));
 }
 
 export function formatDate(iso: string | null | undefined, empty = 'never'): string {

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { DataTable } from '../components/DataTable.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { Icon } from '../components/Icon.tsx';
 import { LoadMore } from '../components/LoadMore.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
@@ -11,10 +13,12 @@ import { formatDate } from '../lib/format.ts';
 import { usePagedList } from '../lib/hooks.ts';
 import { useConfirm } from '../lib/use-confirm.ts';
 import { AgentForm } from './AgentForm.tsx';
+import { EditAgentDialog } from './EditAgentDialog.tsx';
 
 export function AgentsPage() {
   const agents = usePagedList((cursor) => gatehouse.agents.list({ limit: 50, ...(cursor ? { cursor } : {}) }));
   const [message, setMessage] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Agent | null>(null);
   const remove = useConfirm(async (agent: Agent) => {
     await gatehouse.agents.delete(agent.id);
     setMessage(`The agent “${agent.name}” is deleted.`);
@@ -38,7 +42,7 @@ export function AgentsPage() {
             caption="Agents"
             rows={agents.rows}
             rowKey={(a) => a.id}
-            empty="No agents yet."
+            empty={<EmptyState icon="agents" title="No agents yet.">Create one with the form above; its runtime then answers in its chats.</EmptyState>}
             columns={[
               { label: 'Name', render: (a) => <strong>{a.name}</strong> },
               { label: 'Model', render: (a) => <code>{a.model}</code> },
@@ -49,14 +53,20 @@ export function AgentsPage() {
                 label: 'Actions',
                 actions: true,
                 render: (a) => (
-                  <>
+                  <span class="row-actions">
                     <Link href={`/chats?agent=${encodeURIComponent(a.id)}`} class="button button-secondary button-small" aria-label={`Chats with ${a.name}`}>
+                      <Icon name="chats" />
                       Chats
-                    </Link>{' '}
+                    </Link>
+                    <button type="button" class="button button-secondary button-small" onClick={() => setEditing(a)} aria-label={`Edit the agent ${a.name}`}>
+                      <Icon name="edit" />
+                      Edit
+                    </button>
                     <button type="button" class="button button-danger button-small" onClick={() => remove.ask(a)} aria-label={`Delete the agent ${a.name}`}>
+                      <Icon name="trash" />
                       Delete
                     </button>
-                  </>
+                  </span>
                 ),
               },
             ]}
@@ -64,6 +74,15 @@ export function AgentsPage() {
         )}
         <LoadMore list={agents} />
       </section>
+      <EditAgentDialog
+        agent={editing}
+        onCancel={() => setEditing(null)}
+        onSaved={(agent) => {
+          setEditing(null);
+          setMessage(`The agent “${agent.name}” is saved.`);
+          void agents.reload();
+        }}
+      />
       <ConfirmDialog open={remove.target !== null} title="Delete this agent?" confirmLabel="Delete agent" busy={remove.busy} onConfirm={remove.confirm} onCancel={remove.cancel}>
         <p>“{remove.target?.name}” and all of its chats and messages are deleted. This cannot be undone.</p>
       </ConfirmDialog>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ActionForm } from '../components/ActionForm.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { Icon } from '../components/Icon.tsx';
 import { SubmitButton } from '../components/SubmitButton.tsx';
 import { gatehouse, type Message } from '../lib/api.ts';
 import { useAction } from '../lib/hooks.ts';
@@ -52,6 +53,7 @@ export function ChatComposer({ chatId, onSent }: { chatId: string; onSent: (mess
         </div>
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Sending…">
+            <Icon name="send" />
             Send
           </SubmitButton>
         </div>

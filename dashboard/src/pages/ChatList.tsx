@@ -1,4 +1,5 @@
 import { DataTable } from '../components/DataTable.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Link } from '../components/Link.tsx';
 import { LoadMore } from '../components/LoadMore.tsx';
@@ -17,7 +18,7 @@ export function ChatList({ agentId, agentName }: { agentId: string; agentName: (
           caption="Chats"
           rows={chats.rows}
           rowKey={(c) => c.id}
-          empty={agentId ? 'No chats with this agent yet.' : 'No chats yet.'}
+          empty={<EmptyState icon="chats" title={agentId ? 'No chats with this agent yet.' : 'No chats yet.'}>Start one with the form above.</EmptyState>}
           columns={[
             {
               label: 'Title',

@@ -1,6 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { Icon } from '../components/Icon.tsx';
 import { Link } from '../components/Link.tsx';
 import { MessageList } from '../components/MessageList.tsx';
 import { Notice } from '../components/Notice.tsx';
@@ -57,9 +59,11 @@ export function ChatPage({ chatId }: { chatId: string }) {
       {open && (
         <div class="actions chat-tools">
           <button type="button" ref={renameButton} class="button button-secondary button-small" aria-expanded={renaming ? 'true' : 'false'} onClick={() => (renaming ? closeRename() : setRenaming(true))}>
+            <Icon name="edit" />
             Rename
           </button>
           <button type="button" class="button button-danger button-small" onClick={() => remove.ask(chatId)}>
+            <Icon name="trash" />
             Delete chat
           </button>
         </div>
@@ -103,7 +107,11 @@ export function ChatPage({ chatId }: { chatId: string }) {
               Loading…
             </p>
           )}
-          {live.loaded && live.messages.length === 0 && <p class="empty">No messages yet.</p>}
+          {live.loaded && live.messages.length === 0 && (
+            <EmptyState icon="chats" title="No messages yet.">
+              Write the first one below; the agent’s runtime answers here.
+            </EmptyState>
+          )}
         </section>
       )}
       {open && live.loaded && <ChatComposer chatId={chatId} onSent={live.sent} />}

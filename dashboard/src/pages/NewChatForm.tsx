@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ActionForm } from '../components/ActionForm.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
 import { Field } from '../components/Field.tsx';
+import { Icon } from '../components/Icon.tsx';
 import { Link } from '../components/Link.tsx';
 import { SelectField } from '../components/SelectField.tsx';
 import { SubmitButton } from '../components/SubmitButton.tsx';
@@ -21,9 +23,9 @@ export function NewChatForm({ agents, initialAgent }: { agents: Agent[]; initial
     <section class="card" aria-labelledby="new-chat-title">
       <h2 id="new-chat-title">Start a chat</h2>
       {agents.length === 0 ? (
-        <p class="empty">
-          A chat is with an agent, and this account has none yet. <Link href="/agents">Create an agent</Link> first.
-        </p>
+        <EmptyState icon="agents" title="No agents yet.">
+          A chat is with an agent: <Link href="/agents">create an agent</Link> first.
+        </EmptyState>
       ) : (
         <>
           <ErrorAlert error={error} />
@@ -42,6 +44,7 @@ export function NewChatForm({ agents, initialAgent }: { agents: Agent[]; initial
             </div>
             <div class="actions">
               <SubmitButton busy={busy} busyLabel="Starting…">
+                <Icon name="plus" />
                 Start chat
               </SubmitButton>
             </div>

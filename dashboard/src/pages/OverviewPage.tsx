@@ -1,5 +1,6 @@
 import { ActionForm } from '../components/ActionForm.tsx';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { Icon } from '../components/Icon.tsx';
 import { Link } from '../components/Link.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
@@ -64,6 +65,7 @@ export function OverviewPage() {
         <div class="card-head">
           <h2 id="usage-title">Usage today</h2>
           <button type="button" class="button button-secondary button-small" onClick={() => void usage.reload()}>
+            <Icon name="refresh" />
             Refresh
           </button>
         </div>

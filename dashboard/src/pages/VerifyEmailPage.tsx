@@ -8,10 +8,15 @@ import { describeError, type ErrorView } from '../lib/errors.ts';
 import { forgetQuery } from '../lib/router.ts';
 import { useSession } from '../lib/session.tsx';
 
-/** The page behind the mailed link `/verify-email?token=…`: confirms the address as it opens. */
+/**
+ * The page behind the mailed link `/verify-email?token=…`: confirms the address as it opens. The
+ * same link confirms a change of email (sent to the new address); the server answers both alike,
+ * so, signed in, the page compares the account's address before and after to tell which it was.
+ */
 export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
-  const { status, refreshMe } = useSession();
+  const { status, me, refreshMe } = useSession();
   const [token] = useState(() => query.get('token') ?? '');
+  const [before] = useState(() => me?.email ?? null);
   const [state, setState] = useState<'working' | 'done' | ErrorView>('working');
   useEffect(() => {
     forgetQuery();
@@ -21,9 +26,10 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
     }
     gatehouse.auth
       .verifyEmail({ token })
-      .then(() => {
+      .then(async () => {
+        // Read again before saying which it was (a failed read only loses that distinction).
+        if (status === 'signed-in') await refreshMe().catch(() => {});
         setState('done');
-        if (status === 'signed-in') void refreshMe().catch(() => {});
       })
       .catch((e) => setState(describeError(e)));
   }, []);
@@ -33,7 +39,15 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
       {state === 'working' ? (
         <p role="status">Confirming…</p>
       ) : state === 'done' ? (
-        <Notice>Your email address is confirmed. Thank you.</Notice>
+        before && me && me.email !== before ? (
+          <Notice>
+            Your email address is changed: sign in with <strong class="long-text">{me.email}</strong> from now on. <span class="long-text">{before}</span> no longer signs in.
+          </Notice>
+        ) : (
+          <Notice>
+            Your email address is confirmed. Thank you.{status !== 'signed-in' && ' If you asked to change it, sign in with the new address from now on.'}
+          </Notice>
+        )
       ) : (
         <>
           <ErrorAlert error={state} />

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { CheckboxGroup } from '../../components/CheckboxGroup.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, SCOPES, type CreatedApiKey } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
@@ -93,6 +94,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
         )}
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Creating…">
+            <Icon name="plus" />
             Create key
           </SubmitButton>
         </div>

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Facts, type Fact } from '../../components/Facts.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { UsageChart } from '../../components/UsageChart.tsx';
@@ -11,7 +13,7 @@ import { RenameKeyDialog } from './RenameKeyDialog.tsx';
 import { RollKeyDialog } from './RollKeyDialog.tsx';
 
 function KeyFacts({ apiKey: k }: { apiKey: ApiKey }) {
-  const facts: [string, string][] = [
+  const facts: Fact[] = [
     ['Key', `${k.prefix}…${k.last_four}`],
     ['Scopes', k.scopes.join(', ')],
     ['Rate limit', rateLimitText(k) ?? 'Your account’s limits only'],
@@ -21,16 +23,7 @@ function KeyFacts({ apiKey: k }: { apiKey: ApiKey }) {
     ['Expires', isExpired(k) ? `expired ${formatDate(k.expires_at)}` : formatDate(k.expires_at)],
   ];
   if (k.previous_key_expires_at) facts.push(['Old secret', `works until ${formatDateTime(k.previous_key_expires_at)}`]);
-  return (
-    <dl class="facts">
-      {facts.map(([term, value]) => (
-        <div key={term}>
-          <dt>{term}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <Facts items={facts} />;
 }
 
 /** `/settings/api-keys/<id>`: one key's limits, its requests over time, Rename and Roll. */
@@ -42,6 +35,7 @@ export function ApiKeyPage({ id }: { id: string }) {
   return (
     <>
       <Link href="/settings/api-keys" class="back-link">
+        <Icon name="back" />
         All API keys
       </Link>
       <ErrorAlert error={key.error} />
@@ -52,9 +46,11 @@ export function ApiKeyPage({ id }: { id: string }) {
               <h2 id="key-title">{k.name}</h2>
               <div class="actions">
                 <button type="button" class="button button-secondary button-small" onClick={() => setDialog('rename')}>
+                  <Icon name="edit" />
                   Rename
                 </button>
                 <button type="button" class="button button-secondary button-small" onClick={() => setDialog('roll')}>
+                  <Icon name="refresh" />
                   Roll
                 </button>
               </div>

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
@@ -58,7 +60,7 @@ export function ApiKeysPage() {
             caption="API keys"
             rows={keys.data.data}
             rowKey={(k) => k.id}
-            empty="No API keys yet."
+            empty={<EmptyState icon="key" title="No API keys yet.">Create one above for each program that calls the API, so you can revoke it alone.</EmptyState>}
             columns={[
               { label: 'Name', render: (k) => <Link href={keyPath(k)} aria-label={`${k.name}: usage and details`}><strong>{k.name}</strong></Link> },
               { label: 'Key', render: (k) => <span class="key-cell"><code class="key-prefix">{k.prefix}…{k.last_four}</code> <PreviousSecretNote apiKey={k} /></span> },
@@ -73,12 +75,15 @@ export function ApiKeysPage() {
                 render: (k) => (
                   <span class="row-actions">
                     <button type="button" class="button button-secondary button-small" onClick={() => setRenaming(k)} aria-label={`Rename the key ${k.name}`}>
+                      <Icon name="edit" />
                       Rename
                     </button>
                     <button type="button" class="button button-secondary button-small" onClick={() => setRolling(k)} aria-label={`Roll the key ${k.name}`}>
+                      <Icon name="refresh" />
                       Roll
                     </button>
                     <button type="button" class="button button-danger button-small" onClick={() => revoke.ask(k)} aria-label={`Revoke the key ${k.name}`}>
+                      <Icon name="trash" />
                       Revoke
                     </button>
                   </span>

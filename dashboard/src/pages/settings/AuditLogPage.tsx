@@ -1,4 +1,5 @@
 import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { LoadMore } from '../../components/LoadMore.tsx';
 import { atLeast, gatehouse, type AuditEvent, type Organization } from '../../lib/api.ts';
@@ -35,7 +36,7 @@ function AuditLog({ organization }: { organization: Organization }) {
           caption={`Audit log of ${organization.name}`}
           rows={log.rows}
           rowKey={(e) => e.id}
-          empty="Nothing recorded yet."
+          empty={<EmptyState icon="log" title="Nothing recorded yet.">Invitations, role changes and other changes to the organization are listed here as they happen.</EmptyState>}
           columns={[
             { label: 'When', render: (e) => formatDateTime(e.created_at) },
             { label: 'Action', render: (e) => <code>{e.action}</code> },

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { gatehouse } from '../../lib/api.ts';
@@ -44,7 +45,7 @@ export function LinkedProvidersCard() {
           caption="Linked accounts"
           rows={identities.data.data}
           rowKey={(i) => i.id}
-          empty="No linked accounts yet."
+          empty={<EmptyState icon="profile" title="No linked accounts yet.">A provider you link becomes another way to sign in.</EmptyState>}
           columns={[
             { label: 'Provider', render: (i) => <strong>{i.provider_name}</strong> },
             { label: 'Email there', render: (i) => <span class="long-text">{i.email ?? '—'}</span> },

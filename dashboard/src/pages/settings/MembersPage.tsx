@@ -3,8 +3,10 @@ import { collect } from '@gatehouse/sdk';
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { SelectField } from '../../components/SelectField.tsx';
@@ -51,7 +53,7 @@ function Members({ organization }: { organization: Organization }) {
             caption={`Members of ${organization.name}`}
             rows={members.data}
             rowKey={(m) => m.user_id}
-            empty="No members."
+            empty={<EmptyState icon="members" title="No members.">Invite someone by email below.</EmptyState>}
             columns={[
               { label: 'Name', render: (m) => <><strong>{m.name}</strong> {m.user_id === me?.id && <span class="badge badge-ok">you</span>}</> },
               { label: 'Email', render: (m) => m.email },
@@ -63,10 +65,12 @@ function Members({ organization }: { organization: Organization }) {
                     actions: true,
                     render: (m: Member) => m.user_id === me?.id ? null : (
                       <span class="row-actions">
-                        <button type="button" class="button button-secondary button-small" onClick={() => setChanging(m)} aria-label={`Change the role of ${m.email}`}>
+                        <button type="button" class="button button-secondary button-small" onClick={() => setChanging(m)} aria-label={`Change role of ${m.email}`}>
+                          <Icon name="edit" />
                           Change role
                         </button>
                         <button type="button" class="button button-danger button-small" onClick={() => setRemoving(m)} aria-label={`Remove ${m.email}`}>
+                          <Icon name="trash" />
                           Remove
                         </button>
                       </span>
@@ -89,7 +93,7 @@ function Members({ organization }: { organization: Organization }) {
                 caption="Pending invitations"
                 rows={invitations.data}
                 rowKey={(i) => i.id}
-                empty="No pending invitations."
+                empty={<EmptyState icon="mail" title="No pending invitations.">Invitations you send wait here until they are accepted.</EmptyState>}
                 columns={[
                   { label: 'Email', render: (i) => i.email },
                   { label: 'Role', render: (i) => i.role },
@@ -147,6 +151,7 @@ function InviteForm({ organization, onInvited }: { organization: Organization; o
         <SelectField label="Role" name="invite-role" value={role} options={rolesFor(organization.role)} onValue={(v) => setRole(v as OrganizationRole)} error={error?.fields.role} />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Sending…">
+            <Icon name="mail" />
             Send invitation
           </SubmitButton>
         </div>

@@ -2,8 +2,10 @@ import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
@@ -53,7 +55,7 @@ export function PasskeysCard() {
           caption="Passkeys"
           rows={passkeys.data.data}
           rowKey={(p) => p.id}
-          empty="No passkeys yet."
+          empty={<EmptyState icon="key" title="No passkeys yet.">Add one below to sign in without a password.</EmptyState>}
           columns={[
             { label: 'Name', render: (p) => <strong>{p.name}</strong> },
             { label: 'Synced', render: (p) => (p.backed_up ? 'yes' : 'no') },
@@ -64,6 +66,7 @@ export function PasskeysCard() {
               actions: true,
               render: (p) => (
                 <button type="button" class="button button-danger button-small" onClick={() => remove.ask(p)} aria-label={`Remove the passkey ${p.name}`}>
+                  <Icon name="trash" />
                   Remove
                 </button>
               ),

@@ -1,43 +1,15 @@
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
-import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Notice } from '../../components/Notice.tsx';
+import { Link } from '../../components/Link.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
 import { formatDate } from '../../lib/format.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { useSession } from '../../lib/session.tsx';
-
-function DeleteAccount() {
-  const { logOut } = useSession();
-  const [password, setPassword] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const { run, busy, error } = useAction(async () => {
-    await gatehouse.me.delete({ password });
-    setConfirming(false);
-    await logOut().catch(() => {});
-  });
-  return (
-    <section class="card card-danger" aria-labelledby="delete-title">
-      <h2 id="delete-title">Delete the account</h2>
-      <p>Deletes the account and everything it owns: agents, chats, API keys, webhooks. This cannot be undone.</p>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      <ActionForm class="form" onSubmit={() => setConfirming(true)}>
-        <Field label="Your password" name="delete-password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={error?.fields.password} />
-        <div class="actions">
-          <SubmitButton busy={busy} variant="danger">
-            Delete my account…
-          </SubmitButton>
-        </div>
-      </ActionForm>
-      <ConfirmDialog open={confirming} title="Delete your account?" confirmLabel="Delete everything" busy={busy} onConfirm={() => void run()} onCancel={() => setConfirming(false)}>
-        <p>Your agents, chats, API keys and webhooks go with it. There is no undo.</p>
-      </ConfirmDialog>
-    </section>
-  );
-}
+import { ChangeEmailCard } from './ChangeEmailCard.tsx';
 
 export function ProfilePage() {
   const { me, refreshMe } = useSession();
@@ -83,7 +55,10 @@ export function ProfilePage() {
           </div>
         </ActionForm>
       </section>
-      <DeleteAccount />
+      <ChangeEmailCard current={me.email} />
+      <p class="aside">
+        To download your data or delete the account, see <Link href="/settings/account">Account</Link>.
+      </p>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { PageHeading } from '../../components/PageHeading.tsx';
 import { SETTINGS_SECTIONS, SettingsNav } from '../../components/SettingsNav.tsx';
 import { NotFoundPage } from '../NotFoundPage.tsx';
+import { AccountPage } from './AccountPage.tsx';
 import { ApiKeyPage } from './ApiKeyPage.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
 import { AuditLogPage } from './AuditLogPage.tsx';
@@ -8,6 +9,7 @@ import { MembersPage } from './MembersPage.tsx';
 import { OrganizationPage } from './OrganizationPage.tsx';
 import { PasswordPage } from './PasswordPage.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
+import { SecurityLogPage } from './SecurityLogPage.tsx';
 import { SecurityPage } from './SecurityPage.tsx';
 import { SessionsPage } from './SessionsPage.tsx';
 
@@ -16,6 +18,8 @@ const SECTIONS: Record<string, () => preact.JSX.Element | null> = {
   '/settings/password': PasswordPage,
   '/settings/security': SecurityPage,
   '/settings/sessions': SessionsPage,
+  '/settings/security-log': SecurityLogPage,
+  '/settings/account': AccountPage,
   '/settings/api-keys': ApiKeysPage,
   '/settings/organization': OrganizationPage,
   '/settings/members': MembersPage,

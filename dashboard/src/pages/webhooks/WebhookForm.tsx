@@ -1,14 +1,15 @@
-import { ActionForm } from '../components/ActionForm.tsx';
+import { ActionForm } from '../../components/ActionForm.tsx';
 import { useState } from 'preact/hooks';
-import { CheckboxGroup } from '../components/CheckboxGroup.tsx';
-import { ErrorAlert } from '../components/ErrorAlert.tsx';
-import { Field } from '../components/Field.tsx';
-import { SubmitButton } from '../components/SubmitButton.tsx';
+import { CheckboxGroup } from '../../components/CheckboxGroup.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Field } from '../../components/Field.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { SubmitButton } from '../../components/SubmitButton.tsx';
 import type { RequestBody } from '@gatehouse/sdk';
-import { gatehouse, type CreatedWebhookEndpoint } from '../lib/api.ts';
+import { gatehouse, type CreatedWebhookEndpoint } from '../../lib/api.ts';
 
 type EventPattern = RequestBody<'createWebhook'>['events'][number];
-import { useAction } from '../lib/hooks.ts';
+import { useAction } from '../../lib/hooks.ts';
 
 /** The events one subscribes to most; `group.*` patterns are accepted too (README: webhooks). */
 const EVENT_OPTIONS: { value: EventPattern; label: string }[] = [
@@ -47,6 +48,7 @@ export function WebhookForm({ onCreated }: { onCreated: (endpoint: CreatedWebhoo
         <Field label="Description" name="webhook-description" maxLength={500} value={description} onValue={setDescription} error={error?.fields.description} />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Adding…">
+            <Icon name="plus" />
             Add endpoint
           </SubmitButton>
         </div>

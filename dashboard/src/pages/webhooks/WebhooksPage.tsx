@@ -1,15 +1,19 @@
 import { useState } from 'preact/hooks';
-import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { DataTable } from '../components/DataTable.tsx';
-import { ErrorAlert } from '../components/ErrorAlert.tsx';
-import { LoadMore } from '../components/LoadMore.tsx';
-import { Notice } from '../components/Notice.tsx';
-import { PageHeading } from '../components/PageHeading.tsx';
-import { SecretOnce } from '../components/SecretOnce.tsx';
-import { gatehouse, type CreatedWebhookEndpoint, type WebhookEndpoint } from '../lib/api.ts';
-import { formatDate } from '../lib/format.ts';
-import { usePagedList } from '../lib/hooks.ts';
-import { useConfirm } from '../lib/use-confirm.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Icon } from '../../components/Icon.tsx';
+import { Link } from '../../components/Link.tsx';
+import { LoadMore } from '../../components/LoadMore.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { PageHeading } from '../../components/PageHeading.tsx';
+import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { gatehouse, type CreatedWebhookEndpoint, type WebhookEndpoint } from '../../lib/api.ts';
+import { formatDate } from '../../lib/format.ts';
+import { usePagedList } from '../../lib/hooks.ts';
+import { useConfirm } from '../../lib/use-confirm.ts';
+import { endpointName, endpointPath, EndpointStatus } from './EndpointStatus.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
 
 export function WebhooksPage() {
@@ -51,23 +55,34 @@ export function WebhooksPage() {
             caption="Webhook endpoints"
             rows={endpoints.rows}
             rowKey={(w) => w.id}
-            empty="No webhook endpoints yet."
+            empty={<EmptyState icon="webhooks" title="No webhook endpoints yet.">Add one above to have events POSTed to your server as they happen.</EmptyState>}
             columns={[
-              { label: 'URL', render: (w) => <code class="url">{w.url}</code> },
-              { label: 'Events', render: (w) => <span class="scopes">{w.events.join(', ')}</span> },
               {
-                label: 'Status',
-                render: (w) => (w.enabled ? <span class="badge badge-ok">enabled</span> : <span class="badge badge-warn" title={w.disabled_reason ?? undefined}>disabled{w.disabled_reason ? `: ${w.disabled_reason}` : ''}</span>),
+                label: 'URL',
+                render: (w) => (
+                  <Link href={endpointPath(w)} aria-label={`${w.url}: deliveries and details`}>
+                    <code class="url">{w.url}</code>
+                  </Link>
+                ),
               },
+              { label: 'Events', render: (w) => <span class="scopes">{w.events.join(', ')}</span> },
+              { label: 'Status', render: (w) => <EndpointStatus endpoint={w} /> },
               { label: 'Description', render: (w) => w.description || '—' },
               { label: 'Created', render: (w) => formatDate(w.created_at) },
               {
                 label: 'Actions',
                 actions: true,
                 render: (w) => (
-                  <button type="button" class="button button-danger button-small" onClick={() => remove.ask(w)} aria-label={`Delete the endpoint ${w.url}`}>
-                    Delete
-                  </button>
+                  <span class="row-actions">
+                    <Link href={endpointPath(w)} class="button button-secondary button-small" aria-label={`Deliveries of ${endpointName(w)}`}>
+                      <Icon name="send" />
+                      Deliveries
+                    </Link>
+                    <button type="button" class="button button-danger button-small" onClick={() => remove.ask(w)} aria-label={`Delete the endpoint ${w.url}`}>
+                      <Icon name="trash" />
+                      Delete
+                    </button>
+                  </span>
                 ),
               },
             ]}

@@ -1,0 +1,87 @@
+import { useState } from 'preact/hooks';
+import { ActionForm } from '../../components/ActionForm.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Field } from '../../components/Field.tsx';
+import { Modal } from '../../components/Modal.tsx';
+import { SubmitButton } from '../../components/SubmitButton.tsx';
+import { gatehouse, onSessionChange } from '../../lib/api.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useAction } from '../../lib/hooks.ts';
+import { navigate } from '../../lib/router.ts';
+import { useSession } from '../../lib/session.tsx';
+import { ExportButton } from './DownloadDataCard.tsx';
+
+/** What the login page says once the deletion is scheduled (or done, with no grace period). */
+export function deletionNotice(dueAt: string, now = Date.now()): string {
+  return Date.parse(dueAt) <= now
+    ? 'Your account is deleted.'
+    : `Your account will be deleted on ${formatDateTime(dueAt)}. Every session was signed out and every API key revoked. Log in before then to restore it.`;
+}
+
+/**
+ * Confirms a deletion (DELETE /v1/users/me): offers the export first, asks for the password (an
+ * account without one sends none: a recent sign-in, or the second factor through step-up, confirms
+ * it), then leaves for the login page, which shows the date.
+ */
+export function DeleteAccountDialog({ open, onCancel }: { open: boolean; onCancel: () => void }) {
+  return (
+    <Modal open={open} labelledBy="delete-account-title" onCancel={onCancel} initialFocus=".dialog-cancel" wide>
+      {open && <DeleteAccountForm onCancel={onCancel} />}
+    </Modal>
+  );
+}
+
+function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
+  const { setNotice } = useSession();
+  const [password, setPassword] = useState('');
+  const { run, busy, error } = useAction(async () => {
+    // The SDK clears the session as the call succeeds: go to the login page in that same moment, so
+    // the router does not first send this signed-out page to `/login?next=/settings/account` (after
+    // a restoring sign-in, the overview is the place to land, not this page).
+    const stop = onSessionChange((signedIn) => signedIn || navigate('/login', { replace: true }));
+    try {
+      const { deletion_due_at } = await gatehouse.me.delete(password ? { password } : {});
+      // The session context signed out with a generic line: say what happened instead.
+      setNotice(deletionNotice(deletion_due_at));
+    } finally {
+      stop();
+    }
+  });
+  const signInAgain = error?.code === 'forbidden';
+  return (
+    <>
+      <h2 id="delete-account-title">Delete your account?</h2>
+      <div class="dialog-body">
+        <ul>
+          <li>At once: every session is signed out, every API key you made is revoked (they stay revoked), and a change of email you asked for lapses.</li>
+          <li>After the grace period (30 days unless the service is set up otherwise): the account and what it owns (agents, chats, webhooks, your personal organization) are gone for good.</li>
+          <li>Until then, signing in again restores the account.</li>
+        </ul>
+        <p>Keep a copy first:</p>
+        <ExportButton label="Download your data first" secondary />
+      </div>
+      <ErrorAlert error={error} onStepUp={() => void run()} />
+      {signInAgain && <p class="hint">Log out, sign in again, and come back here within a few minutes.</p>}
+      <ActionForm class="form" aria-labelledby="delete-account-title" onSubmit={() => run()}>
+        <Field
+          label="Your password"
+          name="delete-password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onValue={setPassword}
+          error={error?.fields.password}
+          hint="No password on this account (you sign in with a provider or a passkey)? Leave it empty: a sign-in in the last few minutes confirms it."
+        />
+        <div class="actions">
+          <button type="button" class="button button-secondary dialog-cancel" onClick={onCancel}>
+            Cancel
+          </button>
+          <SubmitButton busy={busy} busyLabel="Deleting…" variant="danger">
+            Delete my account
+          </SubmitButton>
+        </div>
+      </ActionForm>
+    </>
+  );
+}

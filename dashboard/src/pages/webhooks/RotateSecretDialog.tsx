@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { ActionForm } from '../../components/ActionForm.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { Modal } from '../../components/Modal.tsx';
+import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { SelectField } from '../../components/SelectField.tsx';
+import { SubmitButton } from '../../components/SubmitButton.tsx';
+import { gatehouse, type CreatedWebhookEndpoint, type WebhookEndpoint } from '../../lib/api.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useAction } from '../../lib/hooks.ts';
+
+const OVERLAP_CHOICES = [
+  { value: '0', label: 'No: only the new secret signs from now on' },
+  { value: '3600', label: 'For 1 hour' },
+  { value: '86400', label: 'For 24 hours' },
+  { value: '604800', label: 'For 7 days' },
+];
+
+interface Props {
+  /** The endpoint whose secret is rotated; null: the dialog is closed. */
+  endpoint: WebhookEndpoint | null;
+  /** Told as soon as the new secret exists, with the endpoint (without the secret). */
+  onRotated: (endpoint: WebhookEndpoint) => void;
+  onClose: () => void;
+}
+
+/**
+ * Rotates the signing secret (POST /v1/webhooks/{id}/rotate-secret): choose how long the old one
+ * signs beside the new one, then see the new one once, like the API keys' Roll.
+ */
+export function RotateSecretDialog({ endpoint, onRotated, onClose }: Props) {
+  return (
+    <Modal open={endpoint !== null} labelledBy="rotate-secret-title rotated-webhook-secret-title" onCancel={onClose} initialFocus="#field-overlap">
+      {endpoint && <RotateSecretSteps key={endpoint.id} endpoint={endpoint} onRotated={onRotated} onClose={onClose} />}
+    </Modal>
+  );
+}
+
+function RotateSecretSteps({ endpoint, onRotated, onClose }: Props & { endpoint: WebhookEndpoint }) {
+  const [overlap, setOverlap] = useState('86400');
+  const [rotated, setRotated] = useState<CreatedWebhookEndpoint | null>(null);
+  const { run, busy, error } = useAction(async () => {
+    const created = await gatehouse.webhooks.rotateSecret(endpoint.id, { overlap_seconds: Number(overlap) });
+    setRotated(created);
+    // The page keeps the endpoint, not its secret: that stays in this dialog until it closes.
+    const { secret: _secret, ...rest } = created;
+    onRotated(rest);
+  });
+  if (rotated) {
+    const until = rotated.previous_secret_expires_at;
+    return (
+      <SecretOnce
+        id="rotated-webhook-secret"
+        title="New signing secret"
+        secret={rotated.secret}
+        explanation={`Copy it now: this is the only time it is shown. ${
+          until
+            ? `Until ${formatDateTime(until)} every delivery carries two signatures, one with the old secret and one with this one; after that, only this one signs.`
+            : 'The old secret no longer signs: receivers must verify with this one now.'
+        }`}
+        onDone={onClose}
+      />
+    );
+  }
+  const running = endpoint.previous_secret_expires_at;
+  return (
+    <>
+      <h2 id="rotate-secret-title">Rotate the signing secret?</h2>
+      <div class="dialog-body">
+        <p>
+          A new <code>whsec_…</code> secret signs every delivery from now on. While the old one signs too, each delivery carries both signatures in{' '}
+          <code>webhook-signature</code>, so receivers verify with either while you move them to the new secret.
+        </p>
+        {running && <p>The secret before the current one, which signs until {formatDateTime(running)}, stops at once: at most two secrets sign.</p>}
+      </div>
+      <ErrorAlert error={error} />
+      <ActionForm class="form" aria-labelledby="rotate-secret-title" onSubmit={() => run()}>
+        <SelectField label="Keep signing with the old secret too" name="overlap" value={overlap} options={OVERLAP_CHOICES} onValue={setOverlap} error={error?.fields.overlap_seconds} />
+        <div class="actions">
+          <button type="button" class="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <SubmitButton busy={busy} busyLabel="Rotating…" variant="danger">
+            Rotate secret
+          </SubmitButton>
+        </div>
+      </ActionForm>
+    </>
+  );
+}
