@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startServer, type ServerProcess } from './server-process.js';
+import { postJson, type ServerProcess } from './server-process.js';
+import { startTwoInstances, twoInstancesAvailable, type TwoInstances } from './two-instances.js';
 
 /**
  * Teams across two server processes sharing PostgreSQL and Redis: a member removed through one
@@ -9,33 +10,23 @@ import { postJson, startServer, type ServerProcess } from './server-process.js';
  * they created there), and every member's requests draw from the organization's one budget.
  * Joining is done in the database here; invitations are tested in routes/organizations.test.ts.
  */
-const enabled = Boolean(process.env.DATABASE_URL?.startsWith('postgres') && process.env.REDIS_URL);
 
-describe.runIf(enabled)('teams on two instances (PostgreSQL + Redis)', () => {
-  const dbName = `gatehouse_teams_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Client;
+describe.runIf(twoInstancesAvailable)('teams on two instances (PostgreSQL + Redis)', () => {
+  let servers: TwoInstances;
   let db: pg.Client;
   let a: ServerProcess;
   let b: ServerProcess;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${dbName}`;
-    const env = { DATABASE_URL: url.toString(), REDIS_URL: process.env.REDIS_URL!, PUBLIC_URL: 'https://gatehouse.example', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000', LOG_LEVEL: 'warn' };
-    a = await startServer(env);
-    b = await startServer(env);
-    db = new pg.Client({ connectionString: url.toString() });
+    servers = await startTwoInstances('gatehouse_teams');
+    ({ a, b } = servers);
+    db = new pg.Client({ connectionString: servers.databaseUrl });
     await db.connect();
   }, 60_000);
 
   afterAll(async () => {
     await db?.end();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await servers?.stop();
   });
 
   async function user(): Promise<{ id: string; token: string }> {

@@ -1,45 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, SERVER_DIR, startServer, type ServerProcess } from './server-process.js';
+import { postJson, SERVER_DIR, type ServerProcess } from './server-process.js';
+import { startTwoInstances, twoInstancesAvailable, type TwoInstances } from './two-instances.js';
 
 /**
  * Two server processes sharing one PostgreSQL database and one Redis behave as one service:
  * the account limit is exact across them, and revocations reach the other instance at once.
  * Needs the real servers, so it runs when DATABASE_URL and REDIS_URL are set (.ci/run's second pass).
  */
-const enabled = Boolean(process.env.DATABASE_URL?.startsWith('postgres') && process.env.REDIS_URL);
 
-describe.runIf(enabled)('two instances on PostgreSQL + Redis', () => {
-  const dbName = `gatehouse_multi_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Client;
-  let databaseUrl: string;
+describe.runIf(twoInstancesAvailable)('two instances on PostgreSQL + Redis', () => {
+  let servers: TwoInstances;
   let a: ServerProcess;
   let b: ServerProcess;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
-    // Behind one load balancer, every instance has the same public URL (the tokens' issuer).
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL!, PUBLIC_URL: 'https://gatehouse.example', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000', LOG_LEVEL: 'warn', USAGE_FLUSH_SECONDS: '1' };
-    a = await startServer(env);
-    b = await startServer(env);
+    servers = await startTwoInstances('gatehouse_multi', { USAGE_FLUSH_SECONDS: '1' });
+    ({ a, b } = servers);
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-  });
+  afterAll(() => servers?.stop());
 
   function gatehouse(args: string[]) {
     const cli = spawnSync(process.execPath, ['bin/gatehouse.js', ...args], {
-      cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, REDIS_URL: process.env.REDIS_URL! }, encoding: 'utf8',
+      cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? '', DATABASE_URL: servers.databaseUrl, REDIS_URL: process.env.REDIS_URL! }, encoding: 'utf8',
     });
     expect(cli.status, cli.stderr).toBe(0);
   }

@@ -1,4 +1,5 @@
 import type { ApiKey } from './api.ts';
+import { numberBoxReader } from './number-boxes.ts';
 
 /** The key's own limits as typed in the form: empty means none. */
 export interface LimitInputs {
@@ -22,29 +23,12 @@ const MAX_PER_MINUTE = 1_000_000;
 const MAX_PER_DAY = 1_000_000_000;
 const MAX_USES = 1_000_000_000;
 
-/** '' → null; a whole number from 1 to max → that number; anything else → what is wrong. */
-function wholeNumber(value: string, max: number): number | null | { error: string } {
-  const text = value.trim();
-  if (text === '') return null;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > max) return { error: `Enter a whole number from 1 to ${max.toLocaleString()}, or leave it empty.` };
-  return n;
-}
-
 /**
  * The limits part of a create (or update) body, and the messages of the fields that are not
  * numbers the server would take (keyed like the fields: per_minute, per_day, remaining, refill).
  */
 export function limitsBody(inputs: LimitInputs): { body: LimitsBody; errors: Record<string, string> } {
-  const errors: Record<string, string> = {};
-  const read = (field: string, value: string, max: number) => {
-    const n = wholeNumber(value, max);
-    if (n !== null && typeof n === 'object') {
-      errors[field] = n.error;
-      return null;
-    }
-    return n;
-  };
+  const { read, errors } = numberBoxReader();
   const perMinute = read('per_minute', inputs.perMinute, MAX_PER_MINUTE);
   const perDay = read('per_day', inputs.perDay, MAX_PER_DAY);
   const uses = read('remaining', inputs.uses, MAX_USES);

@@ -1,37 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startServer, type ServerProcess } from '../server-process.js';
+import { postJson, type ServerProcess } from '../server-process.js';
+import { startTwoInstances, twoInstancesAvailable, type TwoInstances } from '../two-instances.js';
 
 /**
  * The account operations across two `gatehouse serve` processes sharing PostgreSQL and Redis: what
  * one instance revokes ("sign out everywhere else", deleting the account) the other refuses at
  * once, although it had the credentials cached. Runs when DATABASE_URL and REDIS_URL are set.
  */
-const enabled = Boolean(process.env.DATABASE_URL?.startsWith('postgres') && process.env.REDIS_URL);
 
-describe.runIf(enabled)('account operations on two instances (PostgreSQL + Redis)', () => {
-  const dbName = `gatehouse_accounts_${randomBytes(4).toString('hex')}`;
-  let admin: pg.Client;
+describe.runIf(twoInstancesAvailable)('account operations on two instances (PostgreSQL + Redis)', () => {
+  let servers: TwoInstances;
   let a: ServerProcess;
   let b: ServerProcess;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${dbName}`;
-    const env = { DATABASE_URL: url.toString(), REDIS_URL: process.env.REDIS_URL!, PUBLIC_URL: 'https://gatehouse.example', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000', LOG_LEVEL: 'warn' };
-    a = await startServer(env); // the first migrates the new database; then the second
-    b = await startServer(env);
+    servers = await startTwoInstances('gatehouse_accounts');
+    ({ a, b } = servers);
   }, 150_000);
 
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await admin?.query(`drop database if exists ${dbName} with (force)`);
-    await admin?.end();
-  });
+  afterAll(() => servers?.stop());
 
   const status = (server: ServerProcess, path: string, credential: string) =>
     fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${credential}` } }).then((r) => r.status);

@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock.js';
 import { newId } from '../../src/core/ids.js';
 import { newWebhookSecret, sealWebhookSecret } from '../../src/modules/webhooks/webhook-secret.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { appWithReceivers } from './app-with-receivers.js';
 
 /** Real HTTP receivers on 127.0.0.1 (hence WEBHOOK_ALLOW_PRIVATE=true), one-second retry delays. */
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1,1,1' };
@@ -19,21 +19,11 @@ class RealClock extends ManualClock {
 describe(`webhook delivery (${dialect})`, () => {
   let t: TestApp;
   let token: string;
-  const receivers: Receiver[] = [];
+  const receiver = appWithReceivers(ENV, (app) => (t = app));
   beforeAll(async () => {
-    t = await createTestApp({ env: ENV });
     token = (await t.signUp()).tokens.access_token;
   });
-  afterEach(async () => {
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-  afterAll(() => t.close());
 
-  const receiver = async (...args: Parameters<typeof startReceiver>) => {
-    const r = await startReceiver(...args);
-    receivers.push(r);
-    return r;
-  };
   const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, auth = token, app = t) =>
     app.request({ method, url, headers: bearer(auth), ...(payload !== undefined ? { payload: payload as object } : {}) });
   const hook = async (url: string, events: string[], app = t, auth = token) => {

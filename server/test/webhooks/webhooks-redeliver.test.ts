@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/infra/clock.js';
-import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { bearer, dialect, type TestApp } from '../harness.js';
+import { appWithReceivers } from './app-with-receivers.js';
 
 /**
  * Redelivery (issue 22) against real HTTP receivers on 127.0.0.1: a receiver that was down
@@ -16,20 +16,8 @@ interface Delivery { id: string; event_id: string; status: string; attempt_count
 
 describe(`webhook redelivery (${dialect})`, () => {
   let t: TestApp;
-  const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    t = await createTestApp({ env: ENV });
-  });
-  afterEach(async () => {
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-  afterAll(() => t.close());
+  const receiver = appWithReceivers(ENV, (app) => (t = app));
 
-  const receiver = async (...args: Parameters<typeof startReceiver>) => {
-    const r = await startReceiver(...args);
-    receivers.push(r);
-    return r;
-  };
   const call = (token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
     t.request({ method, url, headers: bearer(token), ...(payload !== undefined ? { payload: payload as object } : {}) });
   const account = async () => (await t.signUp()).tokens.access_token;

@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/infra/clock.js';
-import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
-import { startReceiver, type Receiver, type Received } from './receiver.js';
+import { bearer, dialect, type TestApp } from '../harness.js';
+import { appWithReceivers } from './app-with-receivers.js';
+import type { Receiver, Received } from './receiver.js';
 
 /**
  * Signing-secret rotation (issue 22), checked with the reference library, standardwebhooks: during
@@ -15,20 +16,8 @@ const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1', GATEHOUS
 
 describe(`webhook secret rotation (${dialect})`, () => {
   let t: TestApp;
-  const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    t = await createTestApp({ env: ENV });
-  });
-  afterEach(async () => {
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-  afterAll(() => t.close());
+  const receiver = appWithReceivers(ENV, (app) => (t = app));
 
-  const receiver = async () => {
-    const r = await startReceiver({ status: 200 });
-    receivers.push(r);
-    return r;
-  };
   const call = (token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
     t.request({ method, url, headers: { ...bearer(token), ...headers }, ...(payload !== undefined ? { payload: payload as object } : {}) });
   const hook = async (token: string, url: string) => {

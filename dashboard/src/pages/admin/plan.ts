@@ -5,6 +5,7 @@
  */
 import type { RequestBody, Schemas } from '@gatehouse/sdk';
 import { formatNumber } from '../../lib/format.ts';
+import { numberBoxReader } from '../../lib/number-boxes.ts';
 
 export type AdminUser = Schemas['AdminUser'];
 export type AdminUserDetail = Schemas['AdminUserDetail'];
@@ -38,15 +39,6 @@ export function planInputs(plan: Plan): PlanInputs {
   return { tier: plan.tier, perMinute: text(custom?.per_minute), perDay: text(custom?.per_day), streams: text(custom?.streams) };
 }
 
-/** '' → null; a whole number from 1 to max → that number; anything else → what is wrong. */
-function wholeNumber(value: string, max: number): number | null | { error: string } {
-  const t = value.trim();
-  if (t === '') return null;
-  const n = Number(t);
-  if (!/^\d+$/.test(t) || n < 1 || n > max) return { error: `Enter a whole number from 1 to ${max.toLocaleString()}, or leave it empty.` };
-  return n;
-}
-
 /**
  * The PATCH body for these boxes, or the messages of the boxes that are wrong (keyed per_minute,
  * per_day, streams). Custom limits exist on the enterprise tier only: any other tier sends the
@@ -55,15 +47,7 @@ function wholeNumber(value: string, max: number): number | null | { error: strin
  */
 export function planBody(inputs: PlanInputs): { body: PlanBody | null; errors: Record<string, string> } {
   if (inputs.tier !== 'enterprise') return { body: { tier: inputs.tier }, errors: {} };
-  const errors: Record<string, string> = {};
-  const read = (field: string, value: string, max: number) => {
-    const n = wholeNumber(value, max);
-    if (n !== null && typeof n === 'object') {
-      errors[field] = n.error;
-      return null;
-    }
-    return n;
-  };
+  const { read, errors } = numberBoxReader();
   const perMinute = read('per_minute', inputs.perMinute, MAX_RATE);
   const perDay = read('per_day', inputs.perDay, MAX_RATE);
   const streams = read('streams', inputs.streams, MAX_STREAMS);

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { Field } from '../../components/Field.tsx';
 import { Modal } from '../../components/Modal.tsx';
+import { OptionalPasswordField } from '../../components/OptionalPasswordField.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, onSessionChange } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
@@ -63,16 +63,7 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       <ErrorAlert error={error} onStepUp={() => void run()} />
       {signInAgain && <p class="hint">Log out, sign in again, and come back here within a few minutes.</p>}
       <ActionForm class="form" aria-labelledby="delete-account-title" onSubmit={() => run()}>
-        <Field
-          label="Your password"
-          name="delete-password"
-          type="password"
-          autocomplete="current-password"
-          value={password}
-          onValue={setPassword}
-          error={error?.fields.password}
-          hint="No password on this account (you sign in with a provider or a passkey)? Leave it empty: a sign-in in the last few minutes confirms it."
-        />
+        <OptionalPasswordField name="delete-password" value={password} onValue={setPassword} error={error?.fields.password} />
         <div class="actions">
           <button type="button" class="button button-secondary dialog-cancel" onClick={onCancel}>
             Cancel

@@ -2,19 +2,10 @@ import { useState } from 'preact/hooks';
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Modal } from '../../components/Modal.tsx';
-import { SecretOnce } from '../../components/SecretOnce.tsx';
-import { SelectField } from '../../components/SelectField.tsx';
+import { NewSecretOnce, OldSecretPeriodField } from '../../components/ReplacedSecret.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, type ApiKey, type CreatedApiKey } from '../../lib/api.ts';
-import { formatDateTime } from '../../lib/format.ts';
 import { useAction } from '../../lib/hooks.ts';
-
-const GRACE_CHOICES = [
-  { value: '0', label: 'No: refuse it at once' },
-  { value: '3600', label: 'For 1 hour' },
-  { value: '86400', label: 'For 24 hours' },
-  { value: '604800', label: 'For 7 days' },
-];
 
 interface Props {
   /** The key being rolled; null: the dialog is closed. */
@@ -42,13 +33,14 @@ function RollKeySteps({ apiKey, onRolled, onClose }: Props & { apiKey: ApiKey })
     onRolled(created);
   });
   if (rolled) {
-    const until = rolled.previous_key_expires_at;
     return (
-      <SecretOnce
+      <NewSecretOnce
         id="rolled-api-key"
         title={`New secret for “${rolled.name}”`}
         secret={rolled.key}
-        explanation={`Copy it now: this is the only time it is shown. ${until ? `The old secret works until ${formatDateTime(until)}, then it is refused.` : 'The old secret no longer works.'}`}
+        oldUntil={rolled.previous_key_expires_at}
+        untilText={(until) => `The old secret works until ${until}, then it is refused.`}
+        stoppedText="The old secret no longer works."
         onDone={onClose}
       />
     );
@@ -62,7 +54,7 @@ function RollKeySteps({ apiKey, onRolled, onClose }: Props & { apiKey: ApiKey })
       </p>
       <ErrorAlert error={error} onStepUp={() => void run()} />
       <ActionForm class="form" aria-labelledby="roll-key-title" onSubmit={() => run()}>
-        <SelectField label="Keep the old secret working" name="grace" value={grace} options={GRACE_CHOICES} onValue={setGrace} error={error?.fields.grace_seconds} />
+        <OldSecretPeriodField label="Keep the old secret working" name="grace" noneLabel="No: refuse it at once" value={grace} onValue={setGrace} error={error?.fields.grace_seconds} />
         <div class="actions">
           <button type="button" class="button button-secondary" onClick={onClose}>
             Cancel

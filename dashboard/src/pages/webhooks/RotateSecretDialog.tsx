@@ -2,19 +2,11 @@ import { useState } from 'preact/hooks';
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Modal } from '../../components/Modal.tsx';
-import { SecretOnce } from '../../components/SecretOnce.tsx';
-import { SelectField } from '../../components/SelectField.tsx';
+import { NewSecretOnce, OldSecretPeriodField } from '../../components/ReplacedSecret.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, type CreatedWebhookEndpoint, type WebhookEndpoint } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction } from '../../lib/hooks.ts';
-
-const OVERLAP_CHOICES = [
-  { value: '0', label: 'No: only the new secret signs from now on' },
-  { value: '3600', label: 'For 1 hour' },
-  { value: '86400', label: 'For 24 hours' },
-  { value: '604800', label: 'For 7 days' },
-];
 
 interface Props {
   /** The endpoint whose secret is rotated; null: the dialog is closed. */
@@ -47,17 +39,14 @@ function RotateSecretSteps({ endpoint, onRotated, onClose }: Props & { endpoint:
     onRotated(rest);
   });
   if (rotated) {
-    const until = rotated.previous_secret_expires_at;
     return (
-      <SecretOnce
+      <NewSecretOnce
         id="rotated-webhook-secret"
         title="New signing secret"
         secret={rotated.secret}
-        explanation={`Copy it now: this is the only time it is shown. ${
-          until
-            ? `Until ${formatDateTime(until)} every delivery carries two signatures, one with the old secret and one with this one; after that, only this one signs.`
-            : 'The old secret no longer signs: receivers must verify with this one now.'
-        }`}
+        oldUntil={rotated.previous_secret_expires_at}
+        untilText={(until) => `Until ${until} every delivery carries two signatures, one with the old secret and one with this one; after that, only this one signs.`}
+        stoppedText="The old secret no longer signs: receivers must verify with this one now."
         onDone={onClose}
       />
     );
@@ -75,7 +64,7 @@ function RotateSecretSteps({ endpoint, onRotated, onClose }: Props & { endpoint:
       </div>
       <ErrorAlert error={error} />
       <ActionForm class="form" aria-labelledby="rotate-secret-title" onSubmit={() => run()}>
-        <SelectField label="Keep signing with the old secret too" name="overlap" value={overlap} options={OVERLAP_CHOICES} onValue={setOverlap} error={error?.fields.overlap_seconds} />
+        <OldSecretPeriodField label="Keep signing with the old secret too" name="overlap" noneLabel="No: only the new secret signs from now on" value={overlap} onValue={setOverlap} error={error?.fields.overlap_seconds} />
         <div class="actions">
           <button type="button" class="button button-secondary" onClick={onClose}>
             Cancel
