@@ -235,6 +235,9 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       count(auth.orgId ?? account.personal_org_id, auth, 'forbidden');
       return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
     }
+    // Scheduling a deletion revokes the account's sessions and keys; this refuses any credential
+    // that slipped past that (a key created at the same moment) for the whole grace.
+    if (account.deletion_due_at !== null) return done(challenge('invalid_token', 'This account is scheduled for deletion: sign in again to restore it.'));
     // Managing one's own account ignores the header: a stale one must never lock anyone out of it.
     const orgId = organizationScoped ? organizationOf(request, auth, account) : (auth.orgId ?? account.personal_org_id);
     if (orgId instanceof AppError) {

@@ -67,6 +67,14 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect(bus.find((m) => m.type === 'sessions-revoked')).toMatchObject({ ids: expect.arrayContaining([expect.stringMatching(/^ses_/)]) });
     await inbox.waitFor(user.email, /scheduled for deletion/);
 
+    // A key that escaped the revocation (one created at the same moment on another instance,
+    // played here by un-revoking it in the database) is still refused while the deletion stands.
+    await t.deps.database.db.updateTable('api_keys').set({ revoked_at: null }).where('id', '=', user.keyId).execute();
+    t.clock.advance(10 * 60_000); // past the key cache's memory of the revocation, as an instance that never saw it
+    const escaped = await call('GET', '/v1/agents', user.key);
+    expect(escaped.statusCode).toBe(401);
+    expect(escaped.json().detail).toContain('scheduled for deletion');
+
     // During the grace the data stays, and the address stays taken.
     expect([await count('agents', 'org_id', user.orgId), await count('chats', 'org_id', user.orgId), await messages(user.chatId)]).toEqual([1, 1, 1]);
     const again = await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email: user.email, password: user.password, name: 'Squatter' } });
@@ -105,7 +113,7 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect(await count('agents', 'org_id', user.orgId)).toBe(1);
   });
 
-  it('refuses (409 last_owner, nothing revoked) while the last owner of a team with other members; the sweep postpones one that became so', async () => {
+  it('refuses (409 last_owner, nothing revoked) while the last owner of a team with other members; the sweep calls off the deletion of one that became so', async () => {
     const owner = await populated();
     const member = await t.signUp();
     const team = (await call('POST', '/v1/organizations', owner.token, { name: 'Team' })).json().id as string;
@@ -117,17 +125,25 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect((await call('GET', '/v1/agents', owner.key)).statusCode).toBe(200);
     expect((await call('GET', '/v1/users/me', owner.other.access_token)).statusCode).toBe(200);
 
-    // Scheduled while alone; a member joins during the grace (an invitation accepted), so the purge waits.
+    // Scheduled while alone; a member joins during the grace (an invitation accepted). Past the
+    // grace the sweep cannot delete it, and postponing would strand the team with an owner who
+    // cannot sign in: the deletion is called off, and the owner signs in again.
     await db.deleteFrom('memberships').where('org_id', '=', team).where('user_id', '=', member.id).execute();
     expect((await deleteMe(owner.token, { password: owner.password })).statusCode).toBe(202);
     await db.insertInto('memberships').values({ org_id: team, user_id: member.id, role: 'member', created_at: new Date(t.clock.now()).toISOString() }).execute();
     t.clock.advance(31 * DAY);
-    await t.deps.accountPurge.purgeOnce();
-    expect(await dueAt(owner.id)).toEqual(expect.any(String));
-    expect(t.logs.some((line) => line.includes('account deletion postponed') && line.includes(owner.id))).toBe(true);
+    expect(await t.deps.accountPurge.purgeOnce()).toBe(0);
+    expect(await dueAt(owner.id)).toBeNull();
+    expect(t.logs.some((line) => line.includes('account deletion cancelled') && line.includes(owner.id))).toBe(true);
+    const again = await login(owner.email, owner.password);
+    expect(again.statusCode).toBe(200);
+    expect((await call('GET', '/v1/agents', owner.key)).statusCode).toBe(401); // revoked when it was scheduled
 
+    // Handed on, the owner asks again and the sweep deletes it, leaving the team.
     await db.updateTable('memberships').set({ role: 'owner' }).where('org_id', '=', team).where('user_id', '=', member.id).execute();
-    await t.deps.accountPurge.purgeOnce();
+    expect((await deleteMe(again.json().access_token, { password: owner.password })).statusCode).toBe(202);
+    t.clock.advance(31 * DAY);
+    expect(await t.deps.accountPurge.purgeOnce()).toBe(1);
     expect(await dueAt(owner.id)).toBeUndefined();
     expect([await count('organizations', 'id', team), await count('organizations', 'id', owner.orgId)]).toEqual([1, 0]);
   });

@@ -60,9 +60,9 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
   }
 
   /**
-   * Purges every account due now, a batch at a time. One still the last owner of a team with
-   * other members stays scheduled (a warning each sweep) until someone else is made an owner or
-   * the others leave; one failure does not stop the others.
+   * Purges every account due now, a batch at a time. One that became the last owner of a team
+   * with other members during its grace (someone accepted an invitation, the other owner left)
+   * has its deletion cancelled, with a warning; one failure does not stop the others.
    */
   async function purgeOnce(): Promise<number> {
     const nowIso = isoTime(clock.now());
@@ -74,8 +74,14 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
         try {
           if (await purgeAccount(id, nowIso)) purged++;
         } catch (error) {
-          if (error instanceof AppError && error.code === 'last_owner') deps.warn({ user_id: id, organization_id: error.extra.organization_id }, 'account deletion postponed: last owner of a team with other members');
-          else deps.onError(error);
+          if (error instanceof AppError && error.code === 'last_owner') {
+            // Past its grace the account can no longer sign in, and the team still needs its owner:
+            // postponing would strand both. The deletion is called off instead; the owner signs in
+            // as before (their sessions and keys stay revoked), hands the team on, and asks again.
+            await users.cancelDeletion(id);
+            await deps.accounts.changed(id);
+            deps.warn({ user_id: id, organization_id: error.extra.organization_id }, 'account deletion cancelled: last owner of a team with other members');
+          } else deps.onError(error);
         }
       }
       if (ids.length < BATCH) return purged;

@@ -55,8 +55,10 @@ export function createWebhookOperations(deps: WebhookOperationsDeps) {
       if (outcome === 'not_found') throw new AppError('not_found', 'No delivery with this id for this endpoint.');
       if (outcome === 'too_many_attempts') throw new AppError('conflict', `This delivery has had ${MAX_ATTEMPTS_PER_DELIVERY} attempts, the most one delivery may have.`);
       deps.wakeWorker();
-      const page = await listDeliveries(db, { orgId, endpointId, limit: 1, onlyId: deliveryId });
-      return page.rows[0]!;
+      const [delivery] = (await listDeliveries(db, { orgId, endpointId, limit: 1, onlyId: deliveryId })).rows;
+      // The retention sweep may have removed it since: the same answer as a delivery never there.
+      if (!delivery) throw new AppError('not_found', 'No delivery with this id for this endpoint.');
+      return delivery;
     },
 
     /** Every failed delivery created at or after `since` (at most MAX_REDELIVER_PER_CALL), the worker woken once. */
