@@ -112,6 +112,16 @@ describe(`webhook redelivery (${dialect})`, () => {
     t.clock.advance(60_000);
     await runOnce();
     expect(rx.acceptedIds()).toHaveLength(2);
+
+    // A redelivery goes to the endpoint's URL as it is now: the audit log shows each one that
+    // sent something (the call that found nothing is not there), and who asked.
+    expect((await call(token, 'POST', `/v1/webhooks/${id}/deliveries/${older.id}/redeliver`)).statusCode).toBe(202);
+    const me = (await call(token, 'GET', '/v1/users/me')).json() as { id: string; organization: { id: string } };
+    const audit = (await call(token, 'GET', `/v1/organizations/${me.organization.id}/audit-log`)).json().data as Array<{ action: string; target_id: string; actor: { user_id: string }; detail: Record<string, unknown> }>;
+    expect(audit.filter((e) => e.action === 'webhook.redelivered').map((e) => ({ target: e.target_id, by: e.actor.user_id, detail: e.detail }))).toEqual([
+      { target: id, by: me.id, detail: { delivery_id: older.id } },
+      { target: id, by: me.id, detail: { since, count: 2 } },
+    ]);
   });
 
   it('two bulk calls at once redeliver each failed delivery once between them', async () => {

@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'webhook.redelivered',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actingOrgId, auditActorOf } from '../../http/authenticate.js';
+import { auditActorOf } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { isId } from '../../core/ids.js';
 import { problemResponses } from '../../http/schemas.js';
@@ -30,7 +30,7 @@ export function webhookOperationsRoutes(app: App, webhooks: WebhooksService, end
   }, async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params;
     if (!isId('delivery', deliveryId)) throw new AppError('not_found', 'No delivery with this id for this endpoint.');
-    return reply.code(202).send(await webhooks.redeliver(actingOrgId(request), endpointId(id), deliveryId));
+    return reply.code(202).send(await webhooks.redeliver(auditActorOf(request), endpointId(id), deliveryId));
   });
 
   app.post('/webhooks/:id/redeliver', {
@@ -40,7 +40,7 @@ export function webhookOperationsRoutes(app: App, webhooks: WebhooksService, end
       description: `Every \`failed\` delivery of this endpoint created at or after \`since\`, oldest first, at most ${MAX_REDELIVER_PER_CALL} a call (if \`redelivered\` says that many, call again for the rest). \`since\` must not be in the future (field code in_future) nor older than the events kept, 30 days (beyond_retention). 409 when the endpoint is disabled.`,
       params: IdParams, body: RedeliverFailedBody, response: { 202: RedeliveredCount, ...problemResponses([400, 404, 409, 422]) },
     },
-  }, async (request, reply) => reply.code(202).send(await webhooks.redeliverFailed(actingOrgId(request), endpointId(request.params.id), request.body.since)));
+  }, async (request, reply) => reply.code(202).send(await webhooks.redeliverFailed(auditActorOf(request), endpointId(request.params.id), request.body.since)));
 
   app.post('/webhooks/:id/rotate-secret', {
     config: { auth: 'webhooks:write', idempotent: true, oneTimeSecretField: 'secret' },

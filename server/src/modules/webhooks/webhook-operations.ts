@@ -37,6 +37,9 @@ export function createWebhookOperations(deps: WebhookOperationsDeps) {
     return row;
   }
 
+  const audit = (trx: Kysely<Database>, actor: AuditActor, endpointId: string, detail: Record<string, unknown>) =>
+    recordAudit(trx, clock, { orgId: actor.orgId, actor: { userId: actor.userId, keyId: actor.keyId }, action: 'webhook.redelivered', targetId: endpointId, client: actor.client, detail });
+
   /** `since` of a bulk redelivery: a real time, not ahead of now, not before the events still kept. */
   function sinceOf(raw: string, nowMs: number): string {
     const at = Date.parse(raw);
@@ -48,10 +51,18 @@ export function createWebhookOperations(deps: WebhookOperationsDeps) {
   }
 
   return {
-    /** One delivery sent again with its original event (same webhook-id), whatever its status. */
-    async redeliver(orgId: string, endpointId: string, deliveryId: string) {
+    /**
+     * One delivery sent again with its original event (same webhook-id), whatever its status.
+     * Audited: a redelivery goes to the endpoint's URL as it is now, so it must be traceable.
+     */
+    async redeliver(actor: AuditActor, endpointId: string, deliveryId: string) {
+      const { orgId } = actor;
       await enabledEndpoint(orgId, endpointId);
-      const outcome = await redeliverOne(db, { orgId, endpointId, deliveryId, now: isoTime(clock.now()) });
+      const outcome = await db.transaction().execute(async (trx) => {
+        const result = await redeliverOne(trx, { orgId, endpointId, deliveryId, now: isoTime(clock.now()) });
+        if (result === 'redelivered') await audit(trx, actor, endpointId, { delivery_id: deliveryId });
+        return result;
+      });
       if (outcome === 'not_found') throw new AppError('not_found', 'No delivery with this id for this endpoint.');
       if (outcome === 'too_many_attempts') throw new AppError('conflict', `This delivery has had ${MAX_ATTEMPTS_PER_DELIVERY} attempts, the most one delivery may have.`);
       deps.wakeWorker();
@@ -61,12 +72,17 @@ export function createWebhookOperations(deps: WebhookOperationsDeps) {
       return delivery;
     },
 
-    /** Every failed delivery created at or after `since` (at most MAX_REDELIVER_PER_CALL), the worker woken once. */
-    async redeliverFailed(orgId: string, endpointId: string, since: string): Promise<{ redelivered: number }> {
+    /** Every failed delivery created at or after `since` (at most MAX_REDELIVER_PER_CALL), the worker woken once; audited with the count. */
+    async redeliverFailed(actor: AuditActor, endpointId: string, since: string): Promise<{ redelivered: number }> {
+      const { orgId } = actor;
       const nowMs = clock.now();
       const from = sinceOf(since, nowMs);
       await enabledEndpoint(orgId, endpointId);
-      const redelivered = await redeliverFailedSince(db, { orgId, endpointId, since: from, now: isoTime(nowMs) });
+      const redelivered = await db.transaction().execute(async (trx) => {
+        const count = await redeliverFailedSince(trx, { orgId, endpointId, since: from, now: isoTime(nowMs) });
+        if (count > 0) await audit(trx, actor, endpointId, { since: from, count });
+        return count;
+      });
       if (redelivered > 0) deps.wakeWorker();
       return { redelivered };
     },
