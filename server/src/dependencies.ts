@@ -244,7 +244,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, securityLog, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
     const chats = createChatsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
-    const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, onError });
+    const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, attempts, onError });
     webhooks.worker.start();
     const streams = createStreams({
       db: database.db, dialect: database.dialect, bus, accounts, organizations: organizationCache, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,

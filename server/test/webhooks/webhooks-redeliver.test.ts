@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/infra/clock.js';
 import { bearer, dialect, type TestApp } from '../harness.js';
 import { appWithReceivers } from './app-with-receivers.js';
+import { BULK_REDELIVERIES_PER_HOUR } from '../../src/modules/webhooks/webhook-operations.js';
 
 /**
  * Redelivery (issue 22) against real HTTP receivers on 127.0.0.1: a receiver that was down
@@ -122,6 +123,28 @@ describe(`webhook redelivery (${dialect})`, () => {
       { target: id, by: me.id, detail: { delivery_id: older.id } },
       { target: id, by: me.id, detail: { since, count: 2 } },
     ]);
+  });
+
+  it('bounds bulk redeliveries that queued something to 20 an hour per endpoint; calls that found nothing are free', async () => {
+    const token = await account();
+    const rx = await receiver('down');
+    const { id } = await hook(token, rx.url);
+    const since = isoTime(t.clock.now());
+    for (let i = 0; i < 25; i++) expect((await call(token, 'POST', `/v1/webhooks/${id}/redeliver`, { since })).json()).toEqual({ redelivered: 0 });
+    await sendTest(token, id);
+    for (let i = 0; i < BULK_REDELIVERIES_PER_HOUR; i++) {
+      await exhaust();
+      const res = await call(token, 'POST', `/v1/webhooks/${id}/redeliver`, { since });
+      expect(res.json(), `call ${i + 1}`).toEqual({ redelivered: 1 });
+    }
+    await exhaust();
+    const refused = await call(token, 'POST', `/v1/webhooks/${id}/redeliver`, { since });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('too_many_attempts');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another endpoint of the same organization has its own bound.
+    const other = await hook(token, rx.url);
+    expect((await call(token, 'POST', `/v1/webhooks/${other.id}/redeliver`, { since })).statusCode).toBe(202);
   });
 
   it('two bulk calls at once redeliver each failed delivery once between them', async () => {

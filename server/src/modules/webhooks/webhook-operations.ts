@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AppError, fieldError } from '../../core/errors.js';
+import { AppError, fieldError, tooManyAttempts } from '../../core/errors.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { Database, WebhookEndpointsTable } from '../../infra/db/schema.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import { EVENT_RETENTION_MS } from '../events/event-retention.js';
 import { recordAudit, type AuditActor } from '../organizations/audit-log.js';
 import { listDeliveries } from './deliveries.repository.js';
@@ -21,8 +22,16 @@ export interface WebhookOperationsDeps {
   secret: string | undefined;
   /** Wakes this instance's delivery worker (others find the rows at their next poll). */
   wakeWorker(): void;
+  attempts: AttemptLimiter;
   find(q: Kysely<Database>, orgId: string, id: string): Promise<EndpointRow | undefined>;
 }
+
+/**
+ * Bulk redeliveries that queued something, per endpoint and hour. One call queues up to
+ * MAX_REDELIVER_PER_CALL deliveries, all due at once on the instances' shared workers: without a
+ * bound, one organization could keep them busy for everyone. Calls that found nothing are free.
+ */
+export const BULK_REDELIVERIES_PER_HOUR = 20;
 
 const endpointNotFound = () => new AppError('not_found', 'No webhook endpoint with this id.');
 
@@ -78,12 +87,16 @@ export function createWebhookOperations(deps: WebhookOperationsDeps) {
       const nowMs = clock.now();
       const from = sinceOf(since, nowMs);
       await enabledEndpoint(orgId, endpointId);
+      const bucket = [{ key: `webhook-redeliver:${endpointId}`, limit: BULK_REDELIVERIES_PER_HOUR, windowSeconds: 3600 }];
+      const decision = await deps.attempts.take(bucket);
+      if (!decision.allowed) throw tooManyAttempts(`At most ${BULK_REDELIVERIES_PER_HOUR} bulk redeliveries an hour per endpoint; try again later.`, decision.retryAfterSeconds);
       const redelivered = await db.transaction().execute(async (trx) => {
         const count = await redeliverFailedSince(trx, { orgId, endpointId, since: from, now: isoTime(nowMs) });
         if (count > 0) await audit(trx, actor, endpointId, { since: from, count });
         return count;
       });
       if (redelivered > 0) deps.wakeWorker();
+      else await deps.attempts.giveBack(bucket);
       return { redelivered };
     },
 

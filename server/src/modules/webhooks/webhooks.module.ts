@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../infra/clock.js';
 import type { DialectName } from '../../infra/db/database.js';
 import type { Database } from '../../infra/db/schema.js';
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { EventSignal } from '../events/event-signal.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { createDeliveryWorker } from './delivery-worker.js';
@@ -18,11 +19,11 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const CLAIM_LEASE_MS = DELIVERY_TIMEOUT_MS + 10_000;
 
 /** The API service and this instance's delivery worker, wired from the config. */
-export function createWebhooks(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; config: Config; events: EventSignal; onError(error: unknown): void }) {
+export function createWebhooks(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; config: Config; events: EventSignal; attempts: AttemptLimiter; onError(error: unknown): void }) {
   const { db, dialect, clock, config } = deps;
   const service = createWebhooksService({
     db, dialect, clock, allowPrivate: config.webhookAllowPrivate, secret: config.secret, maxEndpoints: config.caps.webhooksPerAccount,
-    onEvent: deps.events.committed, wakeWorker: () => worker.wake(),
+    onEvent: deps.events.committed, wakeWorker: () => worker.wake(), attempts: deps.attempts,
   });
   const store = createDeliveryStore({ db, dialect, clock, retryDelays: config.webhookRetryDelays, leaseMs: CLAIM_LEASE_MS });
   const worker = createDeliveryWorker({

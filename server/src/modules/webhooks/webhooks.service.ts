@@ -1,3 +1,4 @@
+import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, fieldError } from '../../core/errors.js';
 import { toPage } from '../../core/pagination.js';
@@ -40,6 +41,8 @@ export interface WebhooksDeps {
   onEvent: OnEventsCommitted;
   /** Wakes this instance's delivery worker after a redelivery. */
   wakeWorker(): void;
+  /** Bounds bulk redeliveries per endpoint (webhook-operations.ts). */
+  attempts: AttemptLimiter;
 }
 
 /** Webhook endpoints of one account; every query is scoped by org_id, so another account sees 404. */
@@ -65,7 +68,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   return {
     present: (row: EndpointRow) => presentEndpoint(row, clock.now()),
-    ...createWebhookOperations({ db, clock, secret: deps.secret, wakeWorker: deps.wakeWorker, find }),
+    ...createWebhookOperations({ db, clock, secret: deps.secret, wakeWorker: deps.wakeWorker, attempts: deps.attempts, find }),
 
     async create(actor: AuditActor, body: CreateWebhookBody): Promise<{ row: EndpointRow; secret: string }> {
       const { orgId } = actor;
