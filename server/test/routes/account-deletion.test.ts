@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/infra/bus.js';
 import { sha256Hex } from '../../src/modules/tokens/opaque-tokens.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
-import { startInbox } from '../smtp-inbox.js';
+import { startInbox, tokenFromMail } from '../smtp-inbox.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';
 
 const DAY = 86_400_000;
@@ -146,6 +146,23 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect(await t.deps.accountPurge.purgeOnce()).toBe(1);
     expect(await dueAt(owner.id)).toBeUndefined();
     expect([await count('organizations', 'id', team), await count('organizations', 'id', owner.orgId)]).toEqual([1, 0]);
+  });
+
+  it('withdraws the pending invitations of the organizations that go with the account, so none can block the purge', async () => {
+    const owner = await populated();
+    const team = (await call('POST', '/v1/organizations', owner.token, { name: 'Solo team' })).json().id as string;
+    const guest = await t.signUp();
+    await t.confirmEmail(guest.id);
+    expect((await call('POST', `/v1/organizations/${team}/invitations`, owner.token, { email: guest.email, role: 'member' })).statusCode).toBe(201);
+    const token = tokenFromMail(await inbox.waitFor(guest.email, /invited to join/), 'accept-invitation');
+    expect((await deleteMe(owner.token, { password: owner.password })).statusCode).toBe(202);
+
+    const accepted = await call('POST', '/v1/invitations/accept', guest.tokens.access_token, { token });
+    expect(accepted.statusCode).toBe(400);
+    expect(accepted.json().code).toBe('invalid_invitation');
+    t.clock.advance(31 * DAY);
+    await t.deps.accountPurge.purgeOnce();
+    expect([await dueAt(owner.id), await count('organizations', 'id', team)]).toEqual([undefined, 0]);
   });
 
   it('an account without a password deletes with a recent sign-in, and a passkey sign-in restores it', async () => {

@@ -58,10 +58,16 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
       const due = isoTime(now + deps.graceDays * DAY_MS);
       const { user, keys } = await users.db.transaction().execute(async (trx) => {
         const repo = createUsersRepository(trx);
-        await repo.assertMayLeaveAll(userId);
+        const { alone } = await repo.assertMayLeaveAll(userId);
         const row = await repo.findById(userId);
         if (!row) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
         await repo.update(userId, { deletion_due_at: due, updated_at: isoTime(now) });
+        // The organizations it is alone in go with it: an invitation accepted during the grace would
+        // make it the last owner of a team and stop the purge. Withdrawn, and not given back.
+        if (alone.length > 0) {
+          await trx.updateTable('invitations').set({ revoked_at: isoTime(now) })
+            .where('org_id', 'in', alone).where('accepted_at', 'is', null).where('revoked_at', 'is', null).execute();
+        }
         // A pending change of email must not move an account on its way out.
         await deps.tokens.voidPending(trx, userId, ['change_email']);
         return { user: row, keys: await deps.apiKeys.revokeAllWithin(trx, userId) };
