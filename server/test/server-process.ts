@@ -95,8 +95,9 @@ async function startOnce(extraEnv: ExtraEnv, port: number): Promise<ServerProces
     clearTimeout(timer);
     return code;
   };
-  // Up to 30 s: under a loaded CI machine tsx and the migrations can take a while.
-  for (let i = 0; i < 300; i++) {
+  // Up to 60 s: on a loaded CI machine (two cores, both test workers busy) tsx and the migrations
+  // have once taken over 30 s before the first line of output.
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     if (child.exitCode !== null) break;
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return { base, child, env, output: () => output, stop };
     await new Promise((r) => setTimeout(r, 100));
