@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../infra/db/errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../infra/db/errors.js';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../core/errors.js';
 import { setCommonHeaders } from './common-headers.js';
 import { createFailureLog } from './failure-log.js';
@@ -54,6 +54,9 @@ function toAppError(error: FastifyError): AppError {
   // The database is down or restarting: nothing is wrong with the request, so say when to retry.
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable at the moment; try again shortly.', { headers: { 'Retry-After': '5' } });
+  }
+  if (isTransactionConflict(error)) {
+    return new AppError('service_unavailable', 'The request collided with another one changing the same data and was not applied; send it again.', { headers: { 'Retry-After': '1' } });
   }
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
 }

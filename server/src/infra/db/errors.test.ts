@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from './errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from './errors.js';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
@@ -26,5 +26,22 @@ describe('isDatabaseUnavailable', () => {
     ['not an error', 'ECONNREFUSED'],
   ])('is false for %s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isTransactionConflict', () => {
+  it.each([
+    ['a deadlock', withCode('deadlock detected', '40P01')],
+    ['a serialization failure', withCode('could not serialize access due to concurrent update', '40001')],
+  ])('is true for %s', (_, error) => {
+    expect(isTransactionConflict(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', withCode('duplicate key', '23505')],
+    ['an unreachable database', withCode('read ECONNRESET', 'ECONNRESET')],
+    ['not an error', null],
+  ])('is false for %s', (_, error) => {
+    expect(isTransactionConflict(error)).toBe(false);
   });
 });

@@ -29,3 +29,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return PG_CONNECTION_MESSAGES.test(error.message);
 }
+
+/**
+ * PostgreSQL gave up on a transaction because of another one running at the same moment:
+ * 40P01 (deadlock detected, one side is chosen and rolled back) and 40001 (serialization
+ * failure). Nothing was written and the request was fine, so it is a 503 with a short
+ * Retry-After, never a 500: the same request sent again succeeds.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
