@@ -1043,7 +1043,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user's tier, custom limits or disabled flag
-         * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults. `disabled: true` refuses the account's tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked).
+         * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults. `disabled: true` refuses the account's tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked). An administrator cannot disable their own account (409 `conflict`).
          *
          *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -8789,6 +8789,17 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;

@@ -46,6 +46,17 @@ describe(`admin users (${dialect})`, () => {
     expect(await ids({ email: `ada.${tag}` })).toEqual([]);
   });
 
+  it('refuses an administrator disabling their own account, and changes nothing', async () => {
+    const me = (await t.request({ method: 'GET', url: '/v1/users/me', headers: admin })).json() as { id: string };
+    const res = await t.request({ method: 'PATCH', url: `/v1/admin/users/${me.id}`, headers: admin, payload: { disabled: true } });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'conflict' });
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: admin })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: `/v1/admin/users/${me.id}`, headers: admin })).json()).toMatchObject({ disabled: false });
+    // Their own tier is theirs to change.
+    expect((await t.request({ method: 'PATCH', url: `/v1/admin/users/${me.id}`, headers: admin, payload: { tier: 'pro', disabled: false } })).statusCode).toBe(200);
+  });
+
   it('filters by tier and by disabled, combined with q', async () => {
     const tag = randomBytes(4).toString('hex');
     const [free, pro, off] = [await t.register({ name: `Free ${tag}` }), await t.register({ name: `Pro ${tag}` }), await t.register({ name: `Off ${tag}` })];

@@ -68,14 +68,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
     config: { ...config, stepUp: true },
     schema: {
       tags, operationId: 'adminUpdateUser', summary: 'Change a user\'s tier, custom limits or disabled flag',
-      description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults. `disabled: true` refuses the account\'s tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked).',
+      description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults. `disabled: true` refuses the account\'s tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked). An administrator cannot disable their own account (409 `conflict`).',
       params: IdParams,
       body: Type.Object({
         tier: Type.Optional(StringEnum(TIERS)),
         limits: Type.Optional(Type.Union([LimitsBody, Type.Null()])),
         disabled: Type.Optional(Type.Boolean()),
       }, { additionalProperties: false, minProperties: 1 }),
-      response: { 200: Type.Ref('AdminUser'), ...problemResponses([400, 404, 413, 415]) },
+      response: { 200: Type.Ref('AdminUser'), ...problemResponses([400, 404, 409, 413, 415]) },
     },
   }, async (request) => {
     const actor = { adminId: requireAuth(request).userId, client: clientOf(request) };

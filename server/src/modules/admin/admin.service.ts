@@ -81,6 +81,11 @@ export function createAdminService(deps: {
      * The user's security log records who did it.
      */
     async update(userId: string, changes: AdminUserChanges, actor: AdminActor): Promise<UserWithPlan> {
+      // Disabling oneself would end the session doing it and every way back in: another
+      // administrator, or the operator's CLI, can do it.
+      if (changes.disabled === true && 'adminId' in actor && actor.adminId === userId) {
+        throw new AppError('conflict', 'An administrator cannot disable their own account; another administrator or the operator (gatehouse users disable) can.');
+      }
       const row = await findUser(userId);
       const now = isoTime(clock.now());
       const next: Partial<UserWithPlan> = { updated_at: now };
