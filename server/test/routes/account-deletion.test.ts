@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/infra/bus.js';
 import { sha256Hex } from '../../src/modules/tokens/opaque-tokens.js';
@@ -163,6 +164,58 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     t.clock.advance(31 * DAY);
     await t.deps.accountPurge.purgeOnce();
     expect([await dueAt(owner.id), await count('organizations', 'id', team)]).toEqual([undefined, 0]);
+  });
+
+  // SQLite runs one writer at a time; on PostgreSQL the purge and a leave can run at once.
+  it.skipIf(!process.env.DATABASE_URL)('never leaves a team without an owner when the other owner leaves while the purge runs', async () => {
+    const db = t.deps.database.db;
+    const doomed = await t.signUp();
+    const other = await t.signUp();
+    const member = await t.signUp();
+    const team = (await call('POST', '/v1/organizations', doomed.tokens.access_token, { name: 'Race' })).json().id as string;
+    const joined = new Date(t.clock.now()).toISOString();
+    await db.insertInto('memberships').values([
+      { org_id: team, user_id: other.id, role: 'owner', created_at: joined },
+      { org_id: team, user_id: member.id, role: 'member', created_at: joined },
+    ]).execute();
+    await t.deps.organizationCache.membershipChanged(team, other.id);
+    expect((await deleteMe(doomed.tokens.access_token, { password: doomed.password })).statusCode).toBe(202);
+    t.clock.advance(31 * DAY);
+    const otherToken = (await t.login(other.email, other.password)).access_token;
+
+    // Hold the purge after it has checked the owners and before it commits: a key-share lock on
+    // the personal organization it deletes makes its DELETE wait. The leave comes in then.
+    const waitingOnLocks = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db)).rows[0]!.n);
+    const until = async (what: string, done: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 10_000; !(await done());) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = db.transaction().execute(async (trx) => {
+      await trx.selectFrom('organizations').select('id').where('id', '=', await t.personalOrgId(doomed.id)).forKeyShare().execute();
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
+    const purge = t.deps.accountPurge.purgeOnce();
+    await until('the purge to wait', async () => (await waitingOnLocks()) === 1);
+    let leaveDone = false;
+    const leave = call('DELETE', `/v1/organizations/${team}/members/${other.id}`, otherToken).finally(() => (leaveDone = true));
+    // Either the leave waits for the purge (the team is locked) or, unlocked, it finishes first.
+    await until('the leave to wait or finish', async () => leaveDone || (await waitingOnLocks()) === 2);
+    release();
+    await holder;
+    const [, left] = await Promise.all([purge, leave]);
+
+    const owners = await db.selectFrom('memberships').select('user_id').where('org_id', '=', team).where('role', '=', 'owner').execute();
+    // The purge went first and deleted the account; the leave then found itself the last owner.
+    expect(owners.map((o) => o.user_id), `leave answered ${left.statusCode}`).toEqual([other.id]);
+    expect(left.statusCode).toBe(409);
+    expect(await dueAt(doomed.id)).toBeUndefined();
   });
 
   it('an account without a password deletes with a recent sign-in, and a passkey sign-in restores it', async () => {

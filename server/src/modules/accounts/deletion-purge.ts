@@ -49,7 +49,7 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
         const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
         if (!row || row.deletion_due_at === null || row.deletion_due_at > dueBy) return null;
       }
-      return createUsersRepository(trx).delete(userId);
+      return createUsersRepository(trx).delete(userId, deps.dialect);
     });
     if (orgIds === null) return false;
     await deps.sessions.forget(sessionIds);

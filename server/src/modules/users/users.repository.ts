@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DialectName } from '../../infra/db/database.js';
 import type { Database, UsersTable } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
 import { AppError } from '../../core/errors.js';
@@ -105,8 +106,15 @@ export function createUsersRepository(db: Kysely<Database>) {
      * organizations' key counters given back). Sessions and refresh tokens go with the user.
      * Refused while the user is the last owner of an organization that has other members.
      * Returns the organizations the user was a member of. Call in a transaction.
+     * On PostgreSQL the organizations are locked first, in id order, as every membership change
+     * locks its organization: an owner leaving or a role changing meanwhile then waits, and the
+     * last-owner check below reads the members as they will be when the rows go.
      */
-    async delete(id: string): Promise<string[]> {
+    async delete(id: string, dialect: DialectName): Promise<string[]> {
+      if (dialect === 'postgres') {
+        await db.selectFrom('organizations').select('id').where('id', 'in', db.selectFrom('memberships').select('org_id').where('user_id', '=', id))
+          .orderBy('id').forNoKeyUpdate().execute();
+      }
       const { orgIds, alone } = await assertMayLeaveAll(id);
       if (orgIds.length === 0) return [];
       const personal = (await db.selectFrom('users').select('personal_org_id').where('id', '=', id).executeTakeFirst())?.personal_org_id;
