@@ -114,6 +114,25 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(passwordLogin.statusCode).toBe(401);
   });
 
+  it('a provider sign-in during the grace restores an account scheduled for deletion', async () => {
+    const someone = person();
+    const first = await providerSignIn(someone.id);
+    const token = (await exchange(first.code, first.verifier)).json().access_token as string;
+    const userId = decodeJwt(token).sub!;
+    // No password to give: the fresh sign-in confirms the owner.
+    const scheduled = await t.request({ method: 'DELETE', url: '/v1/users/me', headers: bearer(token) });
+    expect(scheduled.statusCode, scheduled.body).toBe(202);
+    const dueAt = async () => (await t.deps.database.db.selectFrom('users').select('deletion_due_at').where('id', '=', userId).executeTakeFirstOrThrow()).deletion_due_at;
+    expect(await dueAt()).not.toBeNull();
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(token) })).statusCode).toBe(401);
+
+    const again = await providerSignIn(someone.id);
+    const restored = await exchange(again.code, again.verifier);
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(await dueAt()).toBeNull();
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(restored.json().access_token) })).json()).toMatchObject({ id: userId, email: someone.email });
+  });
+
   it('mobile flow: the code comes back under APP_LINK_URL and only the app verifier redeems it', async () => {
     const someone = person();
     const { back, verifier } = await providerSignIn(someone.id, APP_REDIRECT);

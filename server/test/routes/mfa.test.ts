@@ -197,6 +197,29 @@ describe(`second factors (${dialect})`, () => {
     expect((await t.request({ method: 'PATCH', url: `/v1/admin/users/${target.id}`, headers: bearer(older), payload: { disabled: true } })).statusCode).toBe(200);
   });
 
+  it('a deletion scheduled with the factor is restored by a sign-in that proves it, not by the password alone', async () => {
+    const owner = await userWithTotp();
+    const fresh = (await post('/v1/auth/mfa/verify', undefined, { mfa_token: await passwordStep(owner.email), code: owner.code() })).json().access_token;
+    const scheduled = await t.request({ method: 'DELETE', url: '/v1/users/me', headers: bearer(fresh), payload: { password: owner.password } });
+    expect(scheduled.statusCode, scheduled.body).toBe(202);
+    const dueAt = async () => (await t.deps.database.db.selectFrom('users').select('deletion_due_at').where('id', '=', owner.id).executeTakeFirstOrThrow()).deletion_due_at;
+    expect(await dueAt()).not.toBeNull();
+    t.clock.advance(30_000);
+
+    // The password step hands out an mfa_token and nothing else: the deletion stands.
+    const mfaToken = await passwordStep(owner.email);
+    expect(await dueAt()).not.toBeNull();
+    const wrong = await post('/v1/auth/mfa/verify', undefined, { mfa_token: mfaToken, code: String((Number(owner.code()) + 1) % 1_000_000).padStart(6, '0') });
+    expect(wrong.statusCode).toBe(401);
+    expect(await dueAt()).not.toBeNull();
+
+    const verified = await post('/v1/auth/mfa/verify', undefined, { mfa_token: mfaToken, code: owner.code() });
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(await dueAt()).toBeNull();
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(verified.json().access_token) })).statusCode).toBe(200);
+    expect(mailsTo(owner.email).some((mail) => mail.subject === 'Your account was restored')).toBe(true);
+  });
+
   it('a signed token whose amr is not a list of strings is refused; one without amr reads as a password login', async () => {
     const { tokens } = await t.signUp();
     const claims = decodeJwt(tokens.access_token);
