@@ -208,8 +208,9 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
         : 'The member who created this API key no longer belongs to its organization.'));
     }
     if (budget === 'exempt') {
-      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip).then(() => admit(request, done, auth, account, membership), (error: unknown) => {
-        count(membership.org.id, auth, 'rate_limited');
+      spendAccountRouteLimit(deps.accountRoutes, auth, request.ip, (error) => {
+        if (error === undefined) return admit(request, done, auth, account, membership);
+        if (error instanceof AppError && error.code === 'rate_limited') count(membership.org.id, auth, 'rate_limited');
         done(error as Error);
       });
       return;

@@ -43,6 +43,16 @@ export function attemptLimiterContract(create: (now: () => number) => Promise<At
     expect((await limiter.take([large])).remaining).toBe(97);
   });
 
+  it('answers takeThen as take answers, from the same buckets', async () => {
+    const limiter = await create(clock);
+    const [small, large] = [bucket(unique('then-small'), 2), bucket(unique('then-large'), 100)];
+    const takeThen = (buckets: AttemptBucket[]) => new Promise((resolve, reject) => limiter.takeThen(buckets, (error, decision) => (decision ? resolve(decision) : reject(error))));
+    expect(await takeThen([small, large])).toEqual({ allowed: true, remaining: 1, retryAfterSeconds: 0 });
+    expect(await limiter.take([small, large])).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await takeThen([small, large])).toEqual({ allowed: false, remaining: 0, retryAfterSeconds: 30 });
+    expect((await takeThen([large])) as { remaining: number }).toMatchObject({ remaining: 97 });
+  });
+
   it('waits for the slowest full bucket', async () => {
     const limiter = await create(clock);
     const [minute, hour] = [bucket(unique('minute'), 1, 60), bucket(unique('hour'), 1, 3600)];

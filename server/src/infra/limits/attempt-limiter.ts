@@ -29,10 +29,24 @@ export interface AttemptLimiter {
    * Nothing else can interleave, so no number of concurrent callers gets more than the limit.
    */
   take(buckets: readonly AttemptBucket[]): Promise<LimitDecision>;
+  /**
+   * The same take, answered through `callback`: synchronously in memory, so the request path (the
+   * account routes' abuse limit, on every request to them) makes no promise; after the round trip
+   * on Redis. The `consumeThen` shape of the budget limiter (modules/limits/rate-limiter.ts).
+   */
+  takeThen(buckets: readonly AttemptBucket[], callback: LimitDecisionCallback): void;
   /** Gives back one attempt to each bucket (the guarded work succeeded). */
   giveBack(buckets: readonly AttemptBucket[]): Promise<void>;
   /** Forgets a bucket entirely (a password reset clears the failed logins of its account). */
   reset(key: string): Promise<void>;
+}
+
+/** A take's answer: the decision, or (decision undefined) the error that kept it from being made. */
+export type LimitDecisionCallback = (error: unknown, decision?: LimitDecision) => void;
+
+/** `takeThen` for a limiter whose take is a promise (Redis). */
+export function takeThenOf(take: AttemptLimiter['take']): AttemptLimiter['takeThen'] {
+  return (buckets, callback) => void take(buckets).then((decision) => callback(undefined, decision), callback);
 }
 
 /** One bucket's decision in GCRA terms; shared arithmetic, mirrored by the Redis script. */
@@ -47,10 +61,18 @@ export function gcraDecision(tat: number | undefined, now: number, bucket: Attem
 
 /** Several buckets' decisions as one answer: refused if any refuses, waiting for the slowest. */
 export function combineDecisions(parts: ReadonlyArray<{ allowed: boolean; remaining: number; waitMs: number }>): LimitDecision {
-  const allowed = parts.every((p) => p.allowed);
-  const remaining = allowed ? Math.min(...parts.map((p) => p.remaining)) : 0;
-  const waitMs = Math.max(0, ...parts.filter((p) => !p.allowed).map((p) => p.waitMs));
-  return { allowed, remaining, retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(waitMs / 1000)) };
+  // One pass, no intermediate arrays: the account routes combine two buckets on every request.
+  let allowed = true;
+  let remaining = Infinity;
+  let waitMs = 0;
+  for (const part of parts) {
+    if (part.allowed) remaining = Math.min(remaining, part.remaining);
+    else {
+      allowed = false;
+      waitMs = Math.max(waitMs, part.waitMs);
+    }
+  }
+  return allowed ? { allowed, remaining, retryAfterSeconds: 0 } : { allowed, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 }
 
 export function createMemoryAttemptLimiter(opts: { now?: () => number; maxKeys?: number } = {}): AttemptLimiter {
@@ -91,6 +113,7 @@ export function createMemoryAttemptLimiter(opts: { now?: () => number; maxKeys?:
 
   return {
     take: async (buckets) => take(buckets),
+    takeThen: (buckets, callback) => callback(undefined, take(buckets)),
     giveBack: async (buckets) => giveBack(buckets),
     reset: async (key) => void tat.delete(key),
   };

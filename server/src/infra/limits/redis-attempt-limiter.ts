@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { batchPerTurn } from '../turn-batch.js';
-import { combineDecisions, type AttemptBucket, type AttemptLimiter, type LimitDecision } from './attempt-limiter.js';
+import { combineDecisions, takeThenOf, type AttemptBucket, type AttemptLimiter, type LimitDecision } from './attempt-limiter.js';
 
 /**
  * The attempt limiter shared by all instances: the same GCRA as the memory one (gcraDecision).
@@ -126,10 +126,10 @@ export function createRedisAttemptLimiter(redis: Redis, keyPrefix = 'gatehouse:a
 
   const enqueue = batchPerTurn(send, MAX_BATCH);
 
+  const take = (buckets: readonly AttemptBucket[]): Promise<LimitDecision> => new Promise((resolve, reject) => enqueue({ buckets, resolve, reject }));
   return {
-    take(buckets): Promise<LimitDecision> {
-      return new Promise((resolve, reject) => enqueue({ buckets, resolve, reject }));
-    },
+    take,
+    takeThen: takeThenOf(take),
     giveBack: async (buckets) => void (await client.gatehouseAttemptGiveBack(...args(buckets))),
     reset: async (key) => void (await redis.del(keyPrefix + key)),
   };
@@ -145,5 +145,6 @@ export function attemptLimiterWithFallback(primary: AttemptLimiter, fallback: At
       return fn(fallback)(...args);
     }
   };
-  return { take: guard((l) => l.take), giveBack: guard((l) => l.giveBack), reset: guard((l) => l.reset) };
+  const take = guard((l) => l.take);
+  return { take, takeThen: takeThenOf(take), giveBack: guard((l) => l.giveBack), reset: guard((l) => l.reset) };
 }
