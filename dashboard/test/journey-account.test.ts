@@ -101,12 +101,24 @@ describe.skipIf(skipJourneys)('dashboard journey: account (Chromium)', () => {
 
     let token: string | null = null;
     await expect.poll(() => (token = journey.server.mailedToken('verify-email', newEmail))).not.toBeNull();
-    await page.goto(`/verify-email?token=${encodeURIComponent(token!)}`);
-    const changed = page.getByRole('status').filter({ hasText: 'Your email address is changed' });
-    await changed.waitFor();
-    expect(await changed.textContent()).toBe(`Your email address is changed: sign in with ${newEmail} from now on. ${user.email} no longer signs in.`);
-    expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    await shoot('verify-email-changed');
+    // The link opened signed out (another browser, or whoever reads a mistyped address): it
+    // changes nothing and stays good for the owner, who logs in and comes back to it.
+    await journey.inOwnContext(journey.server.base, async (own) => {
+      await own.goto(`/verify-email?token=${encodeURIComponent(token!)}`);
+      await own.getByRole('heading', { name: 'Log in to confirm your new email address' }).waitFor();
+      await shoot('verify-email-change-signed-out');
+      expect(await statusOf(signedIn(newEmail))).toBe(401);
+      await own.getByRole('link', { name: 'Log in' }).click();
+      await own.getByLabel('Email').fill(user.email);
+      await own.getByLabel('Password').fill(user.password);
+      await own.getByRole('button', { name: 'Log in' }).click();
+      const changed = own.getByRole('status').filter({ hasText: 'Your email address is changed' });
+      await changed.waitFor();
+      expect(await changed.textContent()).toBe(`Your email address is changed: sign in with ${newEmail} from now on. ${user.email} no longer signs in.`);
+      expect(new URL(own.url()).search).toBe(''); // the token left the address bar
+      await shoot('verify-email-changed');
+    });
+    expectFailedResponses([]);
 
     // After: the new address signs in, the old one does not, and the old one was told.
     await signedIn(newEmail);
@@ -118,8 +130,8 @@ describe.skipIf(skipJourneys)('dashboard journey: account (Chromium)', () => {
     await page.getByRole('heading', { level: 1, name: 'Settings: Profile' }).waitFor();
     expect(await page.locator('.facts').textContent()).toContain(newEmail);
     await openSettings('Security log');
-    // Newest first: the new address's sign-in, the change, the old address's last sign-in, the request.
-    await expect.poll(async () => (await logNames()).slice(0, 4)).toEqual(['Signed in', 'Email address changed', 'Signed in', 'Email change asked for']);
+    // Newest first: the new address's sign-in, the change, the sign-in that followed the link, the old address's sign-in before it, the request.
+    await expect.poll(async () => (await logNames()).slice(0, 5)).toEqual(['Signed in', 'Email address changed', 'Signed in', 'Signed in', 'Email change asked for']);
     expect(await page.locator('tbody tr').nth(1).textContent()).toContain(`From${user.email}To${newEmail}`);
     await shoot('security-log-email-changed');
     expectFailedResponses([]);
@@ -192,6 +204,6 @@ describe.skipIf(skipJourneys)('dashboard journey: account (Chromium)', () => {
 
   it('printed nothing to the console (no CSP refusal of the download), and photographed every page at both sizes', () => {
     expect(journey.consoleErrors).toEqual([]);
-    expect(journey.shots.length).toBe(10);
+    expect(journey.shots.length).toBe(11);
   });
 });

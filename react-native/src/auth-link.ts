@@ -34,7 +34,9 @@ export type AuthLinkResult =
   | { kind: 'not-an-auth-link' };
 
 /**
- * Completes what a mailed link is for: a verification link is verified at once; a reset link
+ * Completes what a mailed link is for: a verification link is verified at once, through `client`
+ * and so with its session (a change of email's link is confirmed only by the account's owner
+ * signed in: signed out it is refused with `authentication_required` and stays usable); a reset link
  * gives back `complete(newPassword)` for the screen that asks for it; it revokes the account's API keys too
  * unless `revokeApiKeys: false` (a reset usually follows a compromise, as the dashboard assumes). Server refusals (a used or
  * expired link) are thrown as GatehouseError (`invalid_token`).

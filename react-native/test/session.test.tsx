@@ -7,7 +7,7 @@ import { createGatehouse, isGatehouseError, type FetchLike } from '@gatehouse/sd
 import { act, render, screen, waitFor } from '@testing-library/react-native';
 import { StrictMode, useEffect } from 'react';
 import { AppState, Text } from 'react-native';
-import { GatehouseProvider, memorySessionStorage, mfaChallengeOf, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
+import { GatehouseProvider, handleAuthLink, memorySessionStorage, mfaChallengeOf, useAgents, useChats, useMessages, useSession, type SessionStorage, type UseSession } from '../src/index.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { confirmEmail, mailedLink, PASSWORD, returningUser, SERVER, sessionIdOf, totpNow, uniqueEmail } from './helpers.js';
 
@@ -292,5 +292,28 @@ describe('mailed links that open the app (APP_LINK_URL)', () => {
     await act(() => seen!.signIn(email, 'Brand-New-Secret-77'));
     expect(sessionText()).toBe('signed-in:Ada Linked:fresh');
     expect(await seen!.handleAuthLink('gatehouse-example://chat/42')).toEqual({ kind: 'not-an-auth-link' });
+  });
+
+  it('confirms a change of email with the signed-in session; signed out, the link asks for a sign-in and stays usable', async () => {
+    let seen: UseSession | undefined;
+    render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (seen = s)} /></GatehouseProvider>);
+    await waitFor(() => expect(sessionText()).toBe('signed-out:-:fresh'));
+    const email = uniqueEmail();
+    await act(() => seen!.signUp({ email, password: PASSWORD, name: 'Ada Moving' }));
+    const next = uniqueEmail();
+    const web = createGatehouse({ baseUrl: SERVER });
+    await web.auth.login({ username: email, password: PASSWORD });
+    await web.me.changeEmail({ email: next, password: PASSWORD });
+    const link = await mailedLink(next, 'verify-email');
+    expect(link).toMatch(/^gatehouse-example:\/\/auth\/verify-email\?token=gthv_/);
+
+    // Opened where nobody is signed in (whoever reads a mistyped address's inbox, too): refused, not spent.
+    const refused = await handleAuthLink(createGatehouse({ baseUrl: SERVER }), link).catch((error: unknown) => error);
+    expect(isGatehouseError(refused, 'authentication_required')).toBe(true);
+    expect(seen!.user?.email).toBe(email);
+
+    // In the app signed in as the owner: the session goes with it, and the user shows the new address.
+    await act(async () => expect(await seen!.handleAuthLink(link)).toEqual({ kind: 'email-verified' }));
+    expect(seen!.user).toMatchObject({ email: next, email_verified: true });
   });
 });

@@ -62,7 +62,8 @@ interface DocumentOperation {
 
 /**
  * The per-operation table (method, path, and the traits the client acts on) read from the
- * document: public = an empty security list; idempotent = the operation takes an Idempotency-Key
+ * document: public = an empty security list; optionalSession = a security list that offers no
+ * credential (`{}`) besides a bearer one; idempotent = the operation takes an Idempotency-Key
  * header; sessionOnly = x-gatehouse-auth says API keys are refused.
  */
 export function renderRoutes(doc: Record<string, unknown>): string {
@@ -73,6 +74,7 @@ export function renderRoutes(doc: Record<string, unknown>): string {
       if (!op?.operationId) continue;
       const traits = [`at: ['${method.toUpperCase()}', '${path}']`];
       if (Array.isArray(op.security) && op.security.length === 0) traits.push('public: true');
+      else if (Array.isArray(op.security) && op.security.some((requirement) => Object.keys(requirement as object).length === 0)) traits.push('optionalSession: true');
       if ((op.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) traits.push('idempotent: true');
       if (op['x-gatehouse-auth']?.api_keys === false) traits.push('sessionOnly: true');
       lines.push(`  ${op.operationId}: { ${traits.join(', ')} },`);

@@ -81,6 +81,20 @@ export function createCall(config: CoreConfig): Call {
     token === null ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
   const asSession = (request: HttpRequest): HttpRequest => ({ ...request, headers: withOrganization(request.headers ?? {}, config.organization()) });
 
+  /**
+   * The session's access token from `get`. Where the session is optional, a session that just
+   * ended (its refresh refused, so it was cleared) gives null: the request goes without one, and
+   * the server answers whether it needed it. Anything else (offline) is thrown as it is.
+   */
+  async function tokenOrNone(route: { optionalSession?: true }, get: () => Promise<string | null>): Promise<string | null> {
+    try {
+      return await get();
+    } catch (error) {
+      if (route.optionalSession && (await config.sessions.get()) === null) return null;
+      throw error;
+    }
+  }
+
   return async function call<K extends OperationId>(operation: K, input: CallInput<K> = {}, options: CreateOptions = {}): Promise<Success<K>> {
     const route = ROUTES[operation];
     const [method, template] = route.at;
@@ -96,16 +110,17 @@ export function createCall(config: CoreConfig): Call {
       if (route.public) return (await send(config.http, request, deadline, policy)) as Success<K>;
 
       // A stored session wins over the API key: a signed-in user acts as themselves.
-      const sessionToken = await config.sessions.accessToken(deadline.signal);
-      if (sessionToken === null) return (await send(config.http, withBearer(request, config.apiKey ?? null), deadline, policy)) as Success<K>;
+      const sessionToken = await tokenOrNone(route, () => config.sessions.accessToken(deadline.signal));
+      // Where the session is optional the API key is never sent: the operation has no use for it.
+      if (sessionToken === null) return (await send(config.http, withBearer(request, route.optionalSession ? null : (config.apiKey ?? null)), deadline, policy)) as Success<K>;
       const own = asSession(request);
       try {
         return (await send(config.http, withBearer(own, sessionToken), deadline, policy)) as Success<K>;
       } catch (error) {
         if (!refreshMayCure(error)) throw error;
         // Expired early (clock skew) or revoked: refresh once and try again with the new token.
-        const fresh = await config.sessions.refreshAfterRejection(sessionToken, deadline.signal);
-        return (await send(config.http, withBearer(own, fresh), deadline, policy)) as Success<K>;
+        const fresh = await tokenOrNone(route, () => config.sessions.refreshAfterRejection(sessionToken, deadline.signal));
+        return (await send(config.http, fresh === null ? request : withBearer(own, fresh), deadline, policy)) as Success<K>;
       }
     } finally {
       deadline.dispose();

@@ -20,6 +20,12 @@ export interface Route<K extends OperationId = OperationId> {
   at: LocationOf<K>;
   /** Public operations get no Authorization header (and so never trigger a token refresh). */
   public?: true;
+  /**
+   * The credential is optional (the document's security lists `{}` and bearerAuth): the stored
+   * session's access token goes when there is one, else nothing (never the API key). verifyEmail:
+   * a change of email's link is confirmed only by the account's owner signed in.
+   */
+  optionalSession?: true;
   /** The server honours Idempotency-Key here: the SDK sends one, which also makes POST retry-safe. */
   idempotent?: true;
   /** Needs an access token from a login: API keys are refused (403 session_required). */

@@ -49,14 +49,21 @@ describe('auth.logout scopes', () => {
 });
 
 describe('me.changeEmail', () => {
-  it('changes the sign-in address only once the link mailed to the new one is followed', async () => {
+  it('changes the sign-in address only once the link mailed to the new one is followed, by the owner signed in', async () => {
     const { gh, email, password } = await signUp(server);
     const next = uniqueEmail();
     expect(await gh.me.changeEmail({ email: next, password })).toEqual({ pending_email: next });
     const anonymous = createGatehouse({ baseUrl: server.base });
     expect(await rejection(anonymous.auth.login({ username: next, password }))).toMatchObject({ code: 'invalid_credentials' });
 
-    await anonymous.auth.verifyEmail({ token: await server.mailedToken(next, 'verify-email') });
+    // The link alone (whoever reads a mistyped address's inbox) does nothing, and is not spent;
+    // the owner's client sends its session with it.
+    const token = await server.mailedToken(next, 'verify-email');
+    expect(await rejection(anonymous.auth.verifyEmail({ token }))).toMatchObject({ status: 401, code: 'authentication_required' });
+    const stranger = (await signUp(server)).gh;
+    expect(await rejection(stranger.auth.verifyEmail({ token }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await gh.me.get()).toMatchObject({ email });
+    await gh.auth.verifyEmail({ token });
     expect(await gh.me.get()).toMatchObject({ email: next, email_verified: true });
     await anonymous.auth.login({ username: next, password });
     expect(await rejection(createGatehouse({ baseUrl: server.base }).auth.login({ username: email, password }))).toMatchObject({ code: 'invalid_credentials' });

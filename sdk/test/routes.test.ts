@@ -35,6 +35,14 @@ describe('operation table', () => {
     }
   });
 
+  it('sends the session where the document makes the credential optional (none, or bearerAuth), and only there', () => {
+    for (const { op } of operations) {
+      const optional = Array.isArray(op.security) && op.security.length > 1 && op.security.some((requirement) => Object.keys(requirement as object).length === 0);
+      expect(Boolean(ROUTES[op.operationId as keyof typeof ROUTES].optionalSession), op.operationId).toBe(optional);
+    }
+    expect(ROUTES.verifyEmail.optionalSession).toBe(true);
+  });
+
   it('sends an Idempotency-Key exactly where the server honours one', () => {
     for (const { op } of operations) {
       const honours = (op.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');

@@ -121,6 +121,40 @@ describe('requests', () => {
   });
 });
 
+describe('an operation where the session is optional (auth.verifyEmail)', () => {
+  const noContent = () => new Response(null, { status: 204 });
+  const session = (expiresAt: number) => ({ accessToken: 'at', refreshToken: 'rt', expiresAt, scope: '' });
+
+  it('sends the stored session (a change of email is confirmed by its owner, signed in), never the API key', async () => {
+    const { fetch, seen } = scripted(noContent, noContent);
+    await createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, apiKey: 'gth_key', tokenStore: memoryTokenStore(session(Date.now() + 3_600_000)) }).auth.verifyEmail({ token: 'gthv_x' });
+    await createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, apiKey: 'gth_key' }).auth.verifyEmail({ token: 'gthv_y' });
+    expect(seen.map((s) => [s.url, s.headers.authorization])).toEqual([
+      ['http://gatehouse.test/v1/auth/email/verify', 'Bearer at'],
+      ['http://gatehouse.test/v1/auth/email/verify', undefined],
+    ]);
+  });
+
+  it('goes without a session whose refresh the server refused (ended), and lets the server say whether one was needed', async () => {
+    const { fetch, seen } = scripted(() => problem(401, 'invalid_token'), noContent);
+    const store = memoryTokenStore(session(Date.now() - 1_000));
+    await createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, tokenStore: store }).auth.verifyEmail({ token: 'gthv_x' });
+    expect(seen.map((s) => [s.url, s.headers.authorization])).toEqual([
+      ['http://gatehouse.test/v1/auth/refresh', undefined],
+      ['http://gatehouse.test/v1/auth/email/verify', undefined],
+    ]);
+    expect(await store.get()).toBeNull();
+  });
+
+  it('does not hide a refresh that failed for a passing reason (offline): the session still stands', async () => {
+    const { fetch } = scripted(() => problem(503, 'service_unavailable'));
+    const store = memoryTokenStore(session(Date.now() - 1_000));
+    const gh = createGatehouse({ baseUrl: 'http://gatehouse.test', fetch, tokenStore: store, maxRetries: 0 });
+    expect(await rejection(gh.auth.verifyEmail({ token: 'gthv_x' }))).toMatchObject({ status: 503 });
+    expect(await store.get()).not.toBeNull();
+  });
+});
+
 describe('token stores', () => {
   it('web storage: round trip, corrupt or foreign data reads as signed out, missing localStorage is named', async () => {
     const data = new Map<string, string>();

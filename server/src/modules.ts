@@ -51,7 +51,10 @@ export interface AppModule {
 /** Under /v1, in the order the OpenAPI document lists them. */
 export const V1_MODULES: AppModule[] = [
   { name: 'auth', schemas: [User, TokenResponse], register: (v1, d) => v1.register(authRoutes, { users: d.users, login: d.login, sessions: d.sessions, accountEmail: d.accountEmail, securityLog: d.securityLog }) },
-  { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, { accountEmail: d.accountEmail }) },
+  { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, {
+    accountEmail: d.accountEmail,
+    credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts },
+  }) },
   { name: 'users', schemas: [Me, AccountExport], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail, accountDeletion: d.accountDeletion, accountExport: d.accountExport }) },
   { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa }) },
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },

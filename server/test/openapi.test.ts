@@ -68,6 +68,13 @@ function missingFromDocument(routes: ServedRoute[], doc: OpenApiDocument): strin
     .map((r) => `${r.method} ${toOpenApiPath(r.url)}`);
 }
 
+/**
+ * Public operations that take a session when one comes: following a change of email's link needs
+ * the account's owner signed in (a registration link does not), so the document offers no
+ * credential or bearerAuth.
+ */
+const OPTIONAL_CREDENTIAL = new Set(['POST /v1/auth/email/verify']);
+
 describe(`OpenAPI document and docs (${dialect})`, () => {
   let t: TestApp;
   let doc: OpenApiDocument;
@@ -196,6 +203,11 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
         if (!callerFree) expect(op.responses['429']!.headers?.['Retry-After']?.required, key).toBe(true);
         const success = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
         expect(Boolean(op.responses[success]!.headers?.RateLimit), `${key}: RateLimit on ${success}`).toBe(spends);
+      } else if (OPTIONAL_CREDENTIAL.has(key)) {
+        // Public, but a session changes what it may do: none, or an access token.
+        expect(op.security, key).toEqual([{}, { bearerAuth: [] }]);
+        expect(op.description, key).toContain('authentication_required');
+        expect(op.responses['401']!.headers?.['WWW-Authenticate']?.required, key).toBe(false);
       } else {
         // Public (API.md §3), stated explicitly rather than left undefined.
         expect(op.security, key).toEqual([]);

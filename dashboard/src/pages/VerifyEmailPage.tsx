@@ -9,13 +9,18 @@ import { forgetQuery } from '../lib/router.ts';
 import { useSession } from '../lib/session.tsx';
 
 /**
- * The page behind the mailed link `/verify-email?token=…`: confirms the address as it opens. The
- * same link confirms a change of email (sent to the new address); the server answers both alike,
- * so, signed in, the page compares the account's address before and after to tell which it was.
+ * The page behind the mailed link `/verify-email?token=…`: confirms the address as it opens, with
+ * the session when there is one. The same link confirms a change of email (sent to the new
+ * address), which the server accepts only from the account's owner signed in: signed out, it
+ * answers 401 `authentication_required` and the link stays usable, so the page offers to log in
+ * and the router brings the visitor back here with the token (`/login?next=…`). The server answers
+ * a confirmed address and a confirmed change alike, so, signed in, the page compares the account's
+ * address before and after to tell which it was.
  */
 export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
   const { status, me, refreshMe } = useSession();
   const [token] = useState(() => query.get('token') ?? '');
+  const here = `/verify-email?token=${encodeURIComponent(token)}`;
   const [before] = useState(() => me?.email ?? null);
   const [state, setState] = useState<'working' | 'done' | ErrorView>('working');
   useEffect(() => {
@@ -33,6 +38,8 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
       })
       .catch((e) => setState(describeError(e)));
   }, []);
+  // A change of email's link opened signed out: the server kept it for the owner, logged in.
+  const needsLogin = typeof state === 'object' && state.code === 'authentication_required';
   return (
     <>
       <PageHeading title="Confirm your email address" />
@@ -44,17 +51,30 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
             Your email address is changed: sign in with <strong class="long-text">{me.email}</strong> from now on. <span class="long-text">{before}</span> no longer signs in.
           </Notice>
         ) : (
-          <Notice>
-            Your email address is confirmed. Thank you.{status !== 'signed-in' && ' If you asked to change it, sign in with the new address from now on.'}
-          </Notice>
+          <Notice>Your email address is confirmed. Thank you.</Notice>
         )
+      ) : needsLogin ? (
+        <section class="card" aria-labelledby="verify-signin-title">
+          <h2 id="verify-signin-title">Log in to confirm your new email address</h2>
+          <p>
+            This link changes the email address you sign in with, so it works only for you, logged in. Log in with your current email address: you will come back to this page, and
+            the change is made.
+          </p>
+          <div class="actions">
+            <Link class="button button-primary" href={`/login?next=${encodeURIComponent(here)}`}>
+              Log in
+            </Link>
+          </div>
+        </section>
       ) : (
         <>
           <ErrorAlert error={state} />
           <p>Links work once and for 24 hours. Signed in, you can ask for a new one on the overview page.</p>
         </>
       )}
-      <p class="aside">{status === 'signed-in' ? <Link href="/">Go to the overview</Link> : <Link href="/login">Log in</Link>}</p>
+      {!needsLogin && (
+        <p class="aside">{status === 'signed-in' ? <Link href="/">Go to the overview</Link> : <Link href="/login">Log in</Link>}</p>
+      )}
     </>
   );
 }

@@ -96,6 +96,8 @@ export interface paths {
         /**
          * Confirm an email address with the token from the mail
          * @description The link of every mail that confirms an address: the one sent at registration (or resent), and the one a change of email sends to the new address (POST /v1/users/me/email), which makes that address the account's sign-in address. 409 `email_taken` when another account took the new address meanwhile.
+         *
+         *     A registration link needs no credential (an Authorization header is ignored). A change of email's link also needs the account's owner signed in: `Authorization: Bearer <access token>` of the same account, so that whoever reads a mistyped new address cannot take the account. Without it 401 `authentication_required` (sign in with the current address, then open the link again); an invalid, expired or revoked token 401 as on any route; an API key 403 `session_required`; another account's token 403 `forbidden`; a disabled account 403 `account_disabled`, one scheduled for deletion 401 `invalid_token`. A refused request leaves the link unspent. Clients send their session whenever they have one.
          */
         post: operations["verifyEmail"];
         delete?: never;
@@ -205,7 +207,7 @@ export interface paths {
         put?: never;
         /**
          * Change the sign-in email address (confirmed from a link mailed to the new one)
-         * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; following it (`POST /v1/auth/email/verify {token}`) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. A newer request voids the older link. 409 `email_taken` when another account uses the address. 3 requests per hour that get this far (a mail, or a taken address).
+         * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; following it signed in as this account (`POST /v1/auth/email/verify {token}` with its access token) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. A newer request voids the older link. 409 `email_taken` when another account uses the address. 3 requests per hour that get this far (a mail, or a taken address).
          *
          *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
@@ -1626,6 +1628,8 @@ export interface components {
             /** @enum {string} */
             role: "user" | "admin";
             email_verified: boolean;
+            /** @description false: the account signs in with a provider or a passkey only; its sensitive changes are confirmed by a recent sign-in instead of a password */
+            has_password: boolean;
             /** @description That organization's budget */
             limits: {
                 per_minute: number;
@@ -2796,6 +2800,19 @@ export interface operations {
             };
             /** @description Missing, invalid or expired credential */
             401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;

@@ -5,7 +5,7 @@ export const GENERATED_ROUTES = {
   login: { at: ['POST', '/v1/auth/login'], public: true },
   refresh: { at: ['POST', '/v1/auth/refresh'], public: true },
   logout: { at: ['POST', '/v1/auth/logout'], sessionOnly: true },
-  verifyEmail: { at: ['POST', '/v1/auth/email/verify'], public: true },
+  verifyEmail: { at: ['POST', '/v1/auth/email/verify'], optionalSession: true },
   resendVerification: { at: ['POST', '/v1/users/me/email/verification'], sessionOnly: true },
   forgotPassword: { at: ['POST', '/v1/auth/password/forgot'], public: true },
   resetPassword: { at: ['POST', '/v1/auth/password/reset'], public: true },

@@ -108,7 +108,12 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     forgotPassword: (body: RequestBody<'forgotPassword'>, options?: RequestOptions) => call('forgotPassword', { body }, options),
     /** Sets a new password with the mailed token; signs out every session of the account. */
     resetPassword: (body: RequestBody<'resetPassword'>, options?: RequestOptions) => call('resetPassword', { body }, options),
-    /** Confirms an address with the mailed token: the account's own, or the new one of a change of email (me.changeEmail). */
+    /**
+     * Confirms an address with the mailed token: the account's own, or the new one of a change of
+     * email (me.changeEmail). Sends the stored session when there is one: a change's link is
+     * confirmed only by the account's owner signed in (signed out: 401 `authentication_required`,
+     * another account: 403 `forbidden`; the link stays usable).
+     */
     verifyEmail: (body: RequestBody<'verifyEmail'>, options?: RequestOptions) => call('verifyEmail', { body }, options),
   };
 }

@@ -97,6 +97,34 @@ export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 
 }
 
 /**
+ * For a public route that one kind of request takes a session for (POST /v1/auth/email/verify
+ * with a change of email's link): the user whose access token `authorization` carries, checked as
+ * the authenticate step checks a 'session' route's caller (the credential, an API key refused, the
+ * account gone, disabled or being deleted), or the error that step would answer, with its
+ * challenge. Never throws a refusal: the route decides whether the session is needed. `missing` is
+ * the detail of the 401 when no credential came.
+ */
+export async function sessionCaller(
+  deps: Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'> & { accounts: Pick<AccountCache, 'get'> },
+  authorization: string | undefined,
+  missing: string,
+): Promise<{ userId: string } | { refused: AppError }> {
+  if (!authorization) return { refused: challenge('authentication_required', missing) };
+  try {
+    const auth = await resolveCredential(deps, parseBearer(authorization));
+    if (auth.credential !== 'access_token') return { refused: new AppError('session_required', 'This needs an access token from a login, not an API key.') };
+    const account = await deps.accounts.get(auth.userId);
+    if (!account) return { refused: challenge('invalid_token', 'The account behind this credential no longer exists.') };
+    if (account.disabled) return { refused: new AppError('account_disabled', 'This account has been disabled; contact support.') };
+    if (account.deletion_due_at !== null) return { refused: challenge('invalid_token', 'This account is scheduled for deletion: sign in again to restore it.') };
+    return { userId: auth.userId };
+  } catch (error) {
+    if (error instanceof AppError) return { refused: error };
+    throw error;
+  }
+}
+
+/**
  * Why `auth` may not call a route requiring `requirement` (undefined: it may). Throws nothing.
  * `role` is the user's role on the service (admin or user), `orgRole` the caller's role in the
  * organization the request acts for: a credential acts with its own scopes narrowed to what that

@@ -92,6 +92,9 @@ export function completeOpenApiDocument<T extends { paths?: Record<string, Recor
         op['x-gatehouse-auth'] = { requires: requirement, api_keys: requirement !== 'session' && requirement !== 'admin', spends_budget: facts.spendsBudget };
         op.description = [op.description, requirementSentence(facts)].filter(Boolean).join('\n\n');
       }
+      // An operation that may be sent a credential (security lists `{}` and bearerAuth) answers a
+      // refused one with the challenge, but not every 401 of it is one (POST /v1/auth/email/verify's dead link).
+      const optionalCredential = facts?.requirement === undefined && (op.security ?? []).some((requirement) => 'bearerAuth' in requirement);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         const code = Number(status);
         const headers: Record<string, unknown> = { 'X-Request-Id': ref('X-Request-Id', true) };
@@ -101,6 +104,7 @@ export function completeOpenApiDocument<T extends { paths?: Record<string, Recor
         if (code === 429) headers['Retry-After'] = ref('Retry-After', true);
         if (code === 503) headers['Retry-After'] = ref('Retry-After', false);
         if (code === 401 && facts?.requirement !== undefined) headers['WWW-Authenticate'] = ref('WWW-Authenticate', true);
+        if (code === 401 && optionalCredential) headers['WWW-Authenticate'] = ref('WWW-Authenticate', false);
         if (code === 403 && facts?.requirement !== undefined) headers['WWW-Authenticate'] = ref('WWW-Authenticate', false);
         if (code === 201 && facts?.setsLocation) headers.Location = ref('Location', true);
         if (success && facts?.idempotent) headers['Idempotent-Replayed'] = ref('Idempotent-Replayed', false);

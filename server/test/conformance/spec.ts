@@ -47,7 +47,9 @@ export function operationsOf(doc: OpenApiDocument): Map<string, SpecOperation> {
         operationId: op.operationId,
         method: method.toUpperCase(),
         path,
-        secured: (op.security ?? []).length > 0,
+        // Protected: a credential is required. `{}` among the requirements makes it optional
+        // (verifyEmail: a change of email's link takes the owner's session, a registration link none).
+        secured: (op.security ?? []).length > 0 && !(op.security ?? []).some((requirement) => Object.keys(requirement as object).length === 0),
         statuses: Object.keys(op.responses ?? {}),
         hasBody: op.requestBody !== undefined,
         queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),

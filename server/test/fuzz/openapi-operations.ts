@@ -52,7 +52,8 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         parameters: (op.parameters ?? []).map((p) => ({ in: p.in, name: p.name, required: Boolean(p.required), schema: p.schema ?? {} })),
         bodies: Object.fromEntries(Object.entries(op.requestBody?.content ?? {}).map(([type, media]) => [type, media.schema ?? {}])),
         responses: Object.keys(op.responses ?? {}),
-        requiresCredential: (op.security ?? []).some((requirement) => Object.keys(requirement).length > 0),
+        // `{}` among the requirements makes the credential optional (verifyEmail: a session only for a change of email's link).
+        requiresCredential: (op.security ?? []).length > 0 && (op.security ?? []).every((requirement) => Object.keys(requirement).length > 0),
       };
     }),
   );

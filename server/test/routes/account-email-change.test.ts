@@ -4,7 +4,9 @@ import { startInbox, tokenFromMail } from '../smtp-inbox.js';
 
 /**
  * POST /v1/users/me/email over real SMTP: the link goes to the NEW address, nothing changes until
- * it is followed (POST /v1/auth/email/verify), then the old address is told.
+ * it is followed (POST /v1/auth/email/verify) by the account's owner, signed in, then the old
+ * address is told. Whoever else holds the link (a mistyped address's inbox) cannot use it, nor
+ * spend it.
  */
 describe(`changing the sign-in email (${dialect})`, () => {
   let t: TestApp;
@@ -19,7 +21,8 @@ describe(`changing the sign-in email (${dialect})`, () => {
   });
 
   const change = (token: string, payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/v1/users/me/email', headers: bearer(token), payload });
-  const verify = (token: string) => t.request({ method: 'POST', url: '/v1/auth/email/verify', payload: { token } });
+  /** Follows a mailed link, with `headers` (the session: `bearer(access token)`) or without any. */
+  const verify = (token: string, headers: Record<string, string> = {}) => t.request({ method: 'POST', url: '/v1/auth/email/verify', headers, payload: { token } });
   const login = (username: string, password: string) => t.request({ method: 'POST', url: '/v1/auth/login', payload: { username, password } });
   const linkTo = async (to: string, count = 1) => tokenFromMail(await inbox.waitFor(to, /Confirm your new email/, count), 'verify-email');
 
@@ -37,7 +40,7 @@ describe(`changing the sign-in email (${dialect})`, () => {
     expect((await login(user.email, user.password)).statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) })).json().email).toBe(user.email);
 
-    expect((await verify(token)).statusCode).toBe(204);
+    expect((await verify(token, bearer(user.tokens.access_token))).statusCode).toBe(204);
     expect((await login(next, user.password)).statusCode).toBe(200);
     expect((await login(user.email, user.password)).statusCode).toBe(401);
     const me = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) })).json();
@@ -56,9 +59,75 @@ describe(`changing the sign-in email (${dialect})`, () => {
     expect(JSON.parse(event.data)).toMatchObject({ id: user.id, email: next, previous_email: user.email });
 
     // The link works once.
-    const again = await verify(token);
+    const again = await verify(token, bearer(user.tokens.access_token));
     expect(again.statusCode).toBe(401);
     expect(again.json().code).toBe('invalid_token');
+  });
+
+  it('only the account\'s owner, signed in, confirms a change: every other follower is refused and leaves the link unspent', async () => {
+    const user = await t.signUp();
+    const other = await t.signUp();
+    const next = uniqueEmail();
+    expect((await change(user.tokens.access_token, { email: next, password: user.password })).statusCode).toBe(202);
+    const token = await linkTo(next);
+    const refused = async (headers: Record<string, string>, status: number, code: string) => {
+      const res = await verify(token, headers);
+      expect(res.statusCode, `${JSON.stringify(headers)}: ${res.body}`).toBe(status);
+      expect(res.json().code).toBe(code);
+      return res;
+    };
+
+    // Whoever reads the new address's inbox (a typo, a catch-all typo domain), with no session.
+    const anonymous = await refused({}, 401, 'authentication_required');
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="gatehouse"');
+    expect(anonymous.json().detail).toMatch(/sign in with your current email address, then open the link again/);
+    // A credential that is no good, as any route answers it.
+    expect((await refused({ authorization: 'Bearer not-a-token' }, 401, 'invalid_token')).headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
+    expect((await refused({ authorization: 'Basic dXNlcjpwYXNz' }, 401, 'invalid_token')).headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    const ended = await t.login(user.email, user.password);
+    expect((await t.request({ method: 'POST', url: '/v1/auth/logout', headers: bearer(ended.access_token) })).statusCode).toBe(204);
+    await refused(bearer(ended.access_token), 401, 'invalid_token');
+    // Signed in, but not as the account's owner, or not with a session.
+    expect((await refused(bearer(other.tokens.access_token), 403, 'forbidden')).json().detail).toMatch(/another account/);
+    const key = (await t.request({ method: 'POST', url: '/v1/api-keys', headers: bearer(user.tokens.access_token), payload: { name: 'not a session' } })).json().key as string;
+    await refused(bearer(key), 403, 'session_required');
+    // The owner's own session, while the account is disabled or scheduled for deletion.
+    const setAccount = async (values: { disabled?: number; deletion_due_at?: string | null }) => {
+      await t.deps.database.db.updateTable('users').set(values).where('id', '=', user.id).execute();
+      await t.deps.accounts.changed(user.id);
+    };
+    await setAccount({ disabled: 1 });
+    await refused(bearer(user.tokens.access_token), 403, 'account_disabled');
+    await setAccount({ disabled: 0, deletion_due_at: new Date(t.clock.now() + 86_400_000).toISOString() });
+    expect((await refused(bearer(user.tokens.access_token), 401, 'invalid_token')).json().detail).toMatch(/scheduled for deletion/);
+    await setAccount({ deletion_due_at: null });
+
+    // Nothing changed, and nothing was spent: the owner, signed in, confirms with the same link.
+    expect((await login(next, user.password)).statusCode).toBe(401);
+    const log = (await t.request({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(user.tokens.access_token) })).json().data;
+    expect(log.map((e: { type: string }) => e.type)).not.toContain('email_changed');
+    expect((await verify(token, bearer(user.tokens.access_token))).statusCode).toBe(204);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(user.tokens.access_token) })).json()).toMatchObject({ email: next, email_verified: true });
+    expect((await login(next, user.password)).statusCode).toBe(200);
+    // Spent now: a dead link is said to be dead, with or without a session.
+    expect((await verify(token)).json().code).toBe('invalid_token');
+    expect((await verify(token, bearer(user.tokens.access_token))).json().code).toBe('invalid_token');
+  });
+
+  it('a registration link still needs no session, and ignores whatever Authorization it comes with', async () => {
+    const first = await t.register();
+    const second = await t.register();
+    const other = await t.signUp();
+    const linkOf = async (to: string) => tokenFromMail(await inbox.waitFor(to, /Confirm your email address/), 'verify-email');
+    expect((await verify(await linkOf(first.email))).statusCode).toBe(204);
+    expect((await verify(await linkOf(second.email), bearer('not-a-token'))).statusCode).toBe(204);
+    const me = async (email: string, password: string) => (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer((await t.login(email, password)).access_token) })).json();
+    expect(await me(first.email, first.password)).toMatchObject({ email_verified: true });
+    expect(await me(second.email, second.password)).toMatchObject({ email_verified: true });
+    // Another account's session: the link still confirms the address it was sent to.
+    const third = await t.register();
+    expect((await verify(await linkOf(third.email), bearer(other.tokens.access_token))).statusCode).toBe(204);
+    expect(await me(third.email, third.password)).toMatchObject({ email_verified: true });
   });
 
   it('the link expires after 24 hours, and a newer request voids the older link', async () => {
@@ -67,16 +136,18 @@ describe(`changing the sign-in email (${dialect})`, () => {
     expect((await change(user.tokens.access_token, { email: first, password: user.password })).statusCode).toBe(202);
     const expiring = await linkTo(first);
     t.clock.advance(24 * 3600_000 + 1_000);
-    expect((await verify(expiring)).statusCode).toBe(401);
-
     const fresh = (await t.login(user.email, user.password)).access_token;
+    const expired = await verify(expiring, bearer(fresh));
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().code).toBe('invalid_token');
+
     const [a, b] = [uniqueEmail(), uniqueEmail()];
     expect((await change(fresh, { email: a, password: user.password })).statusCode).toBe(202);
     const older = await linkTo(a);
     expect((await change(fresh, { email: b, password: user.password })).statusCode).toBe(202);
     const newer = await linkTo(b);
-    expect((await verify(older)).statusCode).toBe(401);
-    expect((await verify(newer)).statusCode).toBe(204);
+    expect((await verify(older, bearer(fresh))).statusCode).toBe(401);
+    expect((await verify(newer, bearer(fresh))).statusCode).toBe(204);
     expect((await login(b, user.password)).statusCode).toBe(200);
   });
 
@@ -86,7 +157,7 @@ describe(`changing the sign-in email (${dialect})`, () => {
     const reset = tokenFromMail(await inbox.waitFor(user.email, /Reset your password/), 'reset-password');
     const next = uniqueEmail();
     expect((await change(user.tokens.access_token, { email: next, password: user.password })).statusCode).toBe(202);
-    expect((await verify(await linkTo(next))).statusCode).toBe(204);
+    expect((await verify(await linkTo(next), bearer(user.tokens.access_token))).statusCode).toBe(204);
     const res = await t.request({ method: 'POST', url: '/v1/auth/password/reset', payload: { token: reset, password: 'Hijacked-Harbour-Key-51' } });
     expect(res.statusCode).toBe(401);
     expect((await login(next, user.password)).statusCode).toBe(200);
@@ -116,7 +187,7 @@ describe(`changing the sign-in email (${dialect})`, () => {
     expect((await change(token, { email: contested, password: user.password })).statusCode).toBe(202);
     const link = await linkTo(contested);
     await t.register({ email: contested });
-    const raced = await verify(link);
+    const raced = await verify(link, bearer(token));
     expect(raced.statusCode).toBe(409);
     expect(raced.json().code).toBe('email_taken');
     expect((await login(user.email, user.password)).statusCode).toBe(200);

@@ -24,7 +24,7 @@ describe(`register, login, me (${dialect})`, () => {
 
     const me = await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.access_token) });
     expect(me.statusCode).toBe(200);
-    expect(me.json()).toMatchObject({ id: user.id, email, tier: 'free', email_verified: false, limits: { per_minute: 100, per_day: 10000 } });
+    expect(me.json()).toMatchObject({ id: user.id, email, tier: 'free', email_verified: false, has_password: true, limits: { per_minute: 100, per_day: 10000 } });
   });
 
   it('logs in with an OAuth2 password-grant form post', async () => {

@@ -102,7 +102,7 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(tokens.statusCode, tokens.body).toBe(200);
     expect(decodeJwt(tokens.json().access_token)).toMatchObject({ amr: ['oidc'] });
     const me = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.json().access_token) })).json();
-    expect(me).toMatchObject({ email: someone.email, name: 'Ada Provider', email_verified: true });
+    expect(me).toMatchObject({ email: someone.email, name: 'Ada Provider', email_verified: true, has_password: false });
     const identities = (await t.request({ method: 'GET', url: '/v1/users/me/identities', headers: bearer(tokens.json().access_token) })).json();
     expect(identities.data).toEqual([expect.objectContaining({ provider: 'test-idp', provider_name: 'Test IdP', email: someone.email })]);
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAuth } from '../../http/authenticate.js';
+import { requireAuth, sessionCaller, type AuthenticateDeps } from '../../http/authenticate.js';
+import type { AccountCache } from '../accounts/account-cache.js';
 import { clientOf } from '../../core/client-info.js';
 import { problemResponses } from '../../http/schemas.js';
 import { EmailField, PasswordField } from '../users/users.schemas.js';
@@ -9,7 +10,10 @@ import type { AccountEmailService } from './account-email.service.js';
 const Accepted = Type.Object({ message: Type.String() }, { additionalProperties: false });
 const TokenField = Type.String({ minLength: 1, maxLength: 200, description: 'The token from the link in the mail' });
 
-export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: AccountEmailService }> = async (app, { accountEmail }) => {
+/** What the verify route checks a session with (the authenticate step's own parts). */
+type CredentialDeps = Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'apiKeys'> & { accounts: Pick<AccountCache, 'get'> };
+
+export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: AccountEmailService; credentials: CredentialDeps }> = async (app, { accountEmail, credentials }) => {
   const tags = ['Auth'];
 
   app.post('/auth/email/verify', {
@@ -17,12 +21,24 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
     schema: {
       tags, operationId: 'verifyEmail', summary: 'Confirm an email address with the token from the mail',
       description: 'The link of every mail that confirms an address: the one sent at registration (or resent), and the one a change of email sends to the new address '
-        + '(POST /v1/users/me/email), which makes that address the account\'s sign-in address. 409 `email_taken` when another account took the new address meanwhile.',
+        + '(POST /v1/users/me/email), which makes that address the account\'s sign-in address. 409 `email_taken` when another account took the new address meanwhile.\n\n'
+        + 'A registration link needs no credential (an Authorization header is ignored). A change of email\'s link also needs the account\'s owner signed in: '
+        + '`Authorization: Bearer <access token>` of the same account, so that whoever reads a mistyped new address cannot take the account. '
+        + 'Without it 401 `authentication_required` (sign in with the current address, then open the link again); an invalid, expired or revoked token 401 as on any route; '
+        + 'an API key 403 `session_required`; another account\'s token 403 `forbidden`; a disabled account 403 `account_disabled`, one scheduled for deletion 401 `invalid_token`. '
+        + 'A refused request leaves the link unspent. Clients send their session whenever they have one.',
+      // Optional: either no credential, or an access token (OpenAPI's way to say "may be sent").
+      security: [{}, { bearerAuth: [] }],
       body: Type.Object({ token: TokenField }, { additionalProperties: false }),
-      response: { 204: Type.Null({ description: 'Verified' }), ...problemResponses([400, 401, 409, 413, 415]) },
+      response: { 204: Type.Null({ description: 'Verified' }), ...problemResponses([400, 401, 403, 409, 413, 415]) },
     },
   }, async (request, reply) => {
-    await accountEmail.verify(request.body.token, clientOf(request));
+    // Resolved before the transaction that reads and spends the token (and used only if it is a
+    // change of email's): its reads (an API key, the account) would otherwise wait on that
+    // transaction's connection, the only one on SQLite.
+    const follower = await sessionCaller(credentials, request.headers.authorization,
+      'Confirming a change of email needs the account signed in: sign in with your current email address, then open the link again.');
+    await accountEmail.verify(request.body.token, clientOf(request), follower);
     return reply.code(204).send(null);
   });
 

@@ -16,7 +16,7 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { EmailTokens } from './email-tokens.js';
-import { createEmailChange, type EmailChanged } from './email-change.js';
+import { createEmailChange, type EmailChanged, type LinkFollower } from './email-change.js';
 import { accountRestoredMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
@@ -83,13 +83,17 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
 
     /**
      * Every link that confirms an address ends here; the token's purpose decides what it does:
-     * confirm the account's address, or make a new one (a change of email) its sign-in address.
+     * confirm the account's address (anyone holding the link may), or make a new one (a change of
+     * email) its sign-in address, which only `follower` signed in as the account's owner may
+     * (email-change.ts); refused, the link stays unspent.
      */
-    async verify(token: string, client: ClientInfo): Promise<void> {
+    async verify(token: string, client: ClientInfo, follower: LinkFollower): Promise<void> {
       let outcome: { userId: string; changed?: EmailChanged };
       try {
         outcome = await db.transaction().execute(async (trx) => {
-          const { userId, email, purpose } = await tokens.consume(trx, token, ['verify_email', 'change_email']);
+          const { userId, email, purpose } = await tokens.consume(trx, token, ['verify_email', 'change_email'], (found) => {
+            if (found.purpose === 'change_email') emailChange.admit(follower, found.userId);
+          });
           if (purpose === 'change_email') return { userId, changed: await emailChange.apply(trx, userId, email) };
           const user = await trx.selectFrom('users').select(['email_normalized']).where('id', '=', userId).executeTakeFirst();
           // The link confirms the address it was sent to, not whatever the account holds now.

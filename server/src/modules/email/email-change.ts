@@ -37,9 +37,21 @@ export interface EmailChanged {
 const taken = () => new AppError('email_taken', 'Another account uses this email address.');
 
 /**
- * A change of the sign-in address: nothing changes until the link mailed to the NEW address is
- * followed (POST /v1/auth/email/verify), so a typo or a stolen session cannot move the account to
- * an address its owner does not hold without that address's inbox. The old address hears of it.
+ * Who followed a mailed link, as the route could tell from the request's credential: a signed-in
+ * user, or the refusal to answer where one is needed (no credential, an invalid or revoked one, an
+ * API key, an account disabled or being deleted).
+ */
+export type LinkFollower = { userId: string } | { refused: AppError };
+
+/**
+ * A change of the sign-in address takes two proofs: the link mailed to the NEW address, followed
+ * (POST /v1/auth/email/verify) by the account's owner signed in (the access token of the same
+ * account). The link alone is not enough: it proves only the inbox, and a mistyped address (or a
+ * catch-all typo domain such as gmial.com) hands that inbox to a stranger, who would otherwise
+ * take the sign-in address and with it the account. The session alone is not enough either: a
+ * stolen session cannot move the account to an address its owner does not hold. A refused
+ * follower leaves the link unspent, for the owner to use once signed in. The old address hears of
+ * the change.
  */
 export function createEmailChange(deps: EmailChangeDeps) {
   const { db, clock, tokens } = deps;
@@ -65,6 +77,17 @@ export function createEmailChange(deps: EmailChangeDeps) {
       deps.sendLater(() => deps.mailer.send(emailChangeMail(to, user.name, deps.link('verify-email', token))));
       await deps.securityLog.record(userId, 'email_change_requested', client, { to });
       return to;
+    },
+
+    /**
+     * Before the link is spent: only the account's owner, signed in, confirms its change (see
+     * above). Throws the follower's refusal, or 403 for another account's session.
+     */
+    admit(follower: LinkFollower, ownerId: string): void {
+      if ('refused' in follower) throw follower.refused;
+      if (follower.userId !== ownerId) {
+        throw new AppError('forbidden', 'This link changes the email address of another account than the one signed in: sign in to that account with its current address, then open the link again.');
+      }
     },
 
     /**

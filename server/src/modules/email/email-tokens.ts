@@ -10,6 +10,13 @@ export type EmailTokenPurpose = 'verify_email' | 'reset_password' | 'change_emai
 // A change of email is confirmed like any address (POST /v1/auth/email/verify), so its token has
 // the verification prefix: one kind of link, and the log redaction already knows its shape.
 const PREFIX: Record<EmailTokenPurpose, string> = { verify_email: 'gthv_', reset_password: 'gthp_', change_email: 'gthv_' };
+/** A live token as `consume` found it: whose, the address it is for, and what it does. */
+export interface ConsumedToken<P extends EmailTokenPurpose = EmailTokenPurpose> {
+  userId: string;
+  email: string;
+  purpose: P;
+}
+
 export const EMAIL_TOKEN_TTL_MS: Record<EmailTokenPurpose, number> = { verify_email: 24 * 3600_000, reset_password: 3600_000, change_email: 24 * 3600_000 };
 
 /**
@@ -38,22 +45,32 @@ export function createEmailTokens(deps: { db: Kysely<Database>; clock: Clock }) 
 
     /**
      * Returns the token's user, email and purpose (one of `purposes`), or throws invalid_token
-     * (unknown, used, expired, another purpose).
+     * (unknown, used, expired, another purpose). `guard` sees a live token before it is spent:
+     * what it throws is thrown as it is and leaves the token unspent, so a refused holder (a
+     * change of email's link followed without the owner's session) does not use it up for the
+     * owner.
      */
-    async consume<P extends EmailTokenPurpose>(trx: Kysely<Database>, token: string, purposes: readonly P[]): Promise<{ userId: string; email: string; purpose: P }> {
+    async consume<P extends EmailTokenPurpose>(
+      trx: Kysely<Database>, token: string, purposes: readonly P[], guard?: (found: ConsumedToken<P>) => void,
+    ): Promise<ConsumedToken<P>> {
       const invalid = new AppError('invalid_token', 'This link is not valid any more: it was used, has expired, or was mistyped. Ask for a new one.');
       if (!purposes.some((p) => token.startsWith(PREFIX[p])) || token.length > 100) throw invalid;
       const hash = sha256Hex(token);
       const nowIso = isoTime(clock.now());
-      const row = await trx.selectFrom('email_tokens').select(['user_id', 'email', 'purpose']).where('token_hash', '=', hash).where('purpose', 'in', purposes).executeTakeFirst();
-      if (!row) throw invalid;
+      const row = await trx.selectFrom('email_tokens').select(['user_id', 'email', 'purpose', 'used_at', 'expires_at'])
+        .where('token_hash', '=', hash).where('purpose', 'in', purposes).executeTakeFirst();
+      // A dead link is said to be dead before the guard asks anything of its holder (signing in for nothing).
+      if (!row || row.used_at !== null || row.expires_at <= nowIso) throw invalid;
+      const found: ConsumedToken<P> = { userId: row.user_id, email: row.email, purpose: row.purpose as P };
+      guard?.(found);
+      // Conditional: of two requests racing with one token, exactly one spends it.
       const used = await trx.updateTable('email_tokens').set({ used_at: nowIso })
         .where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw invalid;
-      const purpose = row.purpose as P;
+      const { purpose } = found;
       // One reset (or change of email) ends every other outstanding one for this account.
       await voidPending(trx, row.user_id, [purpose]);
-      return { userId: row.user_id, email: row.email, purpose };
+      return found;
     },
   };
 }

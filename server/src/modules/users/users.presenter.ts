@@ -1,5 +1,5 @@
 import { limitsFor, isTier, streamCapFor } from '../../core/tiers.js';
-import type { UserRow } from './users.repository.js';
+import { hasPassword, type UserRow } from './users.repository.js';
 import type { Membership } from '../organizations/organization-cache.js';
 
 /** Rows to wire shapes. The password hash never leaves this module's repository. */
@@ -15,6 +15,7 @@ export function presentMe(row: UserRow, { org, role }: Membership) {
     tier: isTier(org.tier) ? org.tier : 'free',
     role: row.role === 'admin' ? ('admin' as const) : ('user' as const),
     email_verified: row.email_verified === 1,
+    has_password: hasPassword(row),
     limits: { ...limitsFor(org), streams: streamCapFor(org) },
     personal_organization_id: row.personal_org_id,
     organization: { id: org.id, role },

@@ -62,7 +62,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { users,
     schema: {
       tags, operationId: 'changeEmail', summary: 'Change the sign-in email address (confirmed from a link mailed to the new one)',
       description: 'Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; '
-        + 'following it (`POST /v1/auth/email/verify {token}`) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. '
+        + 'following it signed in as this account (`POST /v1/auth/email/verify {token}` with its access token) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. '
         + 'A newer request voids the older link. 409 `email_taken` when another account uses the address. 3 requests per hour that get this far (a mail, or a taken address).',
       body: ChangeEmailBody, response: { 202: EmailChangePending, ...problemResponses([400, 409, 413, 415]) },
     },

@@ -32,6 +32,7 @@ export const Me = Type.Object(
     tier: StringEnum(TIERS, { description: 'The tier of the organization the request acted for (Gatehouse-Organization; by default the personal one)' }),
     role: StringEnum(['user', 'admin']),
     email_verified: Type.Boolean(),
+    has_password: Type.Boolean({ description: 'false: the account signs in with a provider or a passkey only; its sensitive changes are confirmed by a recent sign-in instead of a password' }),
     limits: Type.Object({ per_minute: Type.Integer(), per_day: Type.Integer(), streams: Type.Integer({ description: 'Live streams the organization may hold open at once' }) }, { description: "That organization's budget" }),
     personal_organization_id: Type.String({ description: 'The organization created with the account; tokens act for it unless Gatehouse-Organization names another' }),
     organization: Type.Object({ id: Type.String(), role: StringEnum(ORG_ROLES) }, { description: 'The organization the request acted for, and the caller\'s role in it' }),

@@ -21,7 +21,7 @@ export function accountOperationsJourney(ctx: GetContext): void {
       await actor.api.call('getMe', { token: actor.access }, 401);
     });
 
-    it('changes the sign-in email once the new address confirms it; a taken address is 409, at the request and at the confirmation', async () => {
+    it('changes the sign-in email once the new address confirms it, signed in as the owner; a taken address is 409, at the request and at the confirmation', async () => {
       const { stack, api } = ctx();
       const actor = await signUp(api, 'change-email');
       const next = uniqueEmail('changed');
@@ -33,18 +33,25 @@ export function accountOperationsJourney(ctx: GetContext): void {
 
       const token = tokenFromMail(await stack.inbox.waitFor(next, /Confirm your new email/), 'verify-email');
       await actor.api.call('login', { json: { username: next, password: PASSWORD } }, 401);
-      await actor.api.call('verifyEmail', { json: { token } }, 204);
+      // The link alone (whoever reads a mistyped address's inbox), or with another account's
+      // session, is refused and stays unspent: the owner's session confirms it.
+      const other = await signUp(api, 'change-email-other');
+      const anonymous = await actor.api.call('verifyEmail', { json: { token } }, 401);
+      expect(anonymous.body.code).toBe('authentication_required');
+      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="gatehouse"');
+      const foreign = await actor.api.call('verifyEmail', { token: other.access, json: { token } }, 403);
+      expect(foreign.body.code).toBe('forbidden');
+      await actor.api.call('verifyEmail', { token: actor.access, json: { token } }, 204);
       await actor.api.call('login', { json: { username: next, password: PASSWORD } }, 200);
       await stack.inbox.waitFor(actor.email, /sign-in email address was changed/);
 
-      const other = await signUp(api, 'change-email-other');
       const taken = await actor.api.call('changeEmail', { token: actor.access, json: { email: other.email, password: actor.password } }, 409);
       expect(taken.body.code).toBe('email_taken');
       const contested = uniqueEmail('contested');
       await actor.api.call('changeEmail', { token: actor.access, json: { email: contested, password: actor.password } }, 202);
       const link = tokenFromMail(await stack.inbox.waitFor(contested, /Confirm your new email/), 'verify-email');
       await other.api.call('register', { json: { email: contested, password: PASSWORD, name: 'First come' } }, 201);
-      const raced = await actor.api.call('verifyEmail', { json: { token: link } }, 409);
+      const raced = await actor.api.call('verifyEmail', { token: actor.access, json: { token: link } }, 409);
       expect(raced.body.code).toBe('email_taken');
     });
 
