@@ -784,6 +784,14 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
       await page.getByRole('button', { name: 'Unlink Test IdP' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
       await page.getByRole('dialog').getByText('only way into the account').waitFor();
+      await page.keyboard.press('Escape');
+      // No password to ask for: deleting says a recent sign-in confirms it instead.
+      await page.goto('/settings/account');
+      await page.getByRole('button', { name: 'Delete my account…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete your account?' });
+      await dialog.getByText('Your account has no password').waitFor();
+      expect(await dialog.getByLabel('Your password').count()).toBe(0);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
     });
   });
 
