@@ -32,6 +32,11 @@ export function adminJourney(ctx: GetContext): void {
       const back = await user.api.call('login', login, 200);
       expect((await user.api.call('getMe', { token: back.body.access_token }, 200)).body.tier).toBe('enterprise');
 
+      // An administrator cannot disable their own account (it would end every way back in).
+      const adminId = (await admin.api.call('getMe', { token: admin.access }, 200)).body.id;
+      expect((await admin.api.call('adminUpdateUser', { token: admin.access, path: { id: adminId }, json: { disabled: true } }, 409)).body.code).toBe('conflict');
+      await admin.api.call('getMe', { token: admin.access }, 200);
+
       await admin.api.callInvalid('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: { tier: 'gold' } }, 400);
       await admin.api.callInvalid('adminUpdateUser', { token: admin.access, path: { id: user.id }, json: {} }, 400);
       const badCursor = await admin.api.call('adminListUsers', { token: admin.access, query: { cursor: 'nope' } }, 400);
