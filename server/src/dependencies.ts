@@ -213,6 +213,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accountPurge = createAccountPurge({
       users: usersRepository, dialect: database.dialect, sessions, apiKeys, accounts, organizations: organizationCache, clock, onError,
       warn: (detail, message) => overrides.logger?.warn(detail, message),
+      notifyCalledOff: accountEmail.notifyDeletionCalledOff,
     });
     accountPurge.start();
     const accountDeletion = createAccountDeletion({

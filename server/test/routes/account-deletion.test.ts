@@ -136,6 +136,8 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect(await t.deps.accountPurge.purgeOnce()).toBe(0);
     expect(await dueAt(owner.id)).toBeNull();
     expect(t.logs.some((line) => line.includes('account deletion cancelled') && line.includes(owner.id))).toBe(true);
+    // The owner hears why, and what to do.
+    expect((await inbox.waitFor(owner.email, /^Your account was not deleted$/)).text).toContain('you are the last owner of the organization Team, which has other members');
     const again = await login(owner.email, owner.password);
     expect(again.statusCode).toBe(200);
     expect((await call('GET', '/v1/agents', owner.key)).statusCode).toBe(401); // revoked when it was scheduled

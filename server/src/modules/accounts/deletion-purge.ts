@@ -21,6 +21,8 @@ export interface AccountPurgeDeps {
   clock: Clock;
   onError: (error: unknown) => void;
   warn: (detail: Record<string, unknown>, message: string) => void;
+  /** Tells the owner their deletion was called off (the last owner of `organization`, a name, which has other members). */
+  notifyCalledOff: (user: { email: string; name: string }, organization: string) => void;
 }
 
 /**
@@ -80,7 +82,10 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
             // as before (their sessions and keys stay revoked), hands the team on, and asks again.
             await users.cancelDeletion(id);
             await deps.accounts.changed(id);
-            deps.warn({ user_id: id, organization_id: error.extra.organization_id }, 'account deletion cancelled: last owner of a team with other members');
+            const orgId = String(error.extra.organization_id);
+            deps.warn({ user_id: id, organization_id: orgId }, 'account deletion cancelled: last owner of a team with other members');
+            const [user, org] = await Promise.all([users.findById(id), users.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst()]);
+            if (user) deps.notifyCalledOff(user, org?.name ?? orgId);
           } else deps.onError(error);
         }
       }

@@ -17,7 +17,7 @@ import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import type { EmailTokens } from './email-tokens.js';
 import { createEmailChange, type EmailChanged, type LinkFollower } from './email-change.js';
-import { accountRestoredMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
+import { accountRestoredMail, deletionCalledOffMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
 const RESET_MAILS_PER_HOUR = 3;
@@ -166,6 +166,11 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     /** A sign-in during the grace period cancelled the deletion. */
     notifyRestored(user: { email: string; name: string }): void {
       sendLater(() => mailer.send(accountRestoredMail(user.email, user.name, isoTime(clock.now()))));
+    },
+
+    /** The purge called the deletion off: the account is the last owner of `organization`, which has other members. */
+    notifyDeletionCalledOff(user: { email: string; name: string }, organization: string): void {
+      sendLater(() => mailer.send(deletionCalledOffMail(user.email, user.name, organization)));
     },
 
     /** `change` is a sentence without its end: "Two-step verification was turned on". */

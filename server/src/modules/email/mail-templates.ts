@@ -85,6 +85,19 @@ export function accountRestoredMail(to: string, name: string, when: string): Mai
   return { to, subject: 'Your account was restored', text: lines.join('\n\n'), html: layout('Your account was restored', lines) };
 }
 
+/**
+ * The purge could not delete the account (its grace is over): meanwhile it became the last owner
+ * of an organization that has other members. The deletion is called off, the account stays.
+ */
+export function deletionCalledOffMail(to: string, name: string, organization: string): MailMessage {
+  const lines = [
+    `Hello ${name},`,
+    `Your Gatehouse account was not deleted: you are the last owner of the organization ${organization}, which has other members, and deleting the account would leave it without one. The deletion is called off and the account stays; sign in as before (API keys revoked when you asked for the deletion stay revoked).`,
+    `To delete the account, first make another member of ${organization} an owner (or leave it), then ask again.`,
+  ];
+  return { to, subject: 'Your account was not deleted', text: lines.join('\n\n'), html: layout('Your account was not deleted', lines) };
+}
+
 /** An invitation to an organization (modules/organizations/): the link works once, for 7 days, for this address only. */
 export function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
   const lines = [`Hello,`, `${inviter} invited you to join ${organization} on Gatehouse as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];
