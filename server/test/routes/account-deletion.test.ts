@@ -36,6 +36,16 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     Number((await t.deps.database.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('chat_id', '=', chatId).executeTakeFirstOrThrow()).n);
   const dueAt = async (userId: string) => (await t.deps.database.db.selectFrom('users').select('deletion_due_at').where('id', '=', userId).executeTakeFirst())?.deletion_due_at;
 
+  /** Sessions of this database waiting for a lock (PostgreSQL): how the race tests know where each side stands. */
+  const waitingOnLocks = async () =>
+    Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(t.deps.database.db)).rows[0]!.n);
+  const until = async (what: string, done: () => Promise<boolean>) => {
+    for (const deadline = Date.now() + 10_000; !(await done());) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
   /** An account holding an agent, a chat with a message and an API key, signed in twice. */
   async function populated() {
     const user = await t.signUp();
@@ -187,13 +197,6 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
 
     // Hold the purge after it has checked the owners and before it commits: a key-share lock on
     // the personal organization it deletes makes its DELETE wait. The leave comes in then.
-    const waitingOnLocks = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db)).rows[0]!.n);
-    const until = async (what: string, done: () => Promise<boolean>) => {
-      for (const deadline = Date.now() + 10_000; !(await done());) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    };
     let release!: () => void;
     let holding!: () => void;
     const held = new Promise<void>((resolve) => (holding = resolve));
@@ -218,6 +221,42 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     expect(owners.map((o) => o.user_id), `leave answered ${left.statusCode}`).toEqual([other.id]);
     expect(left.statusCode).toBe(409);
     expect(await dueAt(doomed.id)).toBeUndefined();
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('a team deleted while the purge runs: both take the organization before the account, so neither deadlocks', async () => {
+    const db = t.deps.database.db;
+    const doomed = await t.signUp();
+    const other = await t.signUp();
+    const team = (await call('POST', '/v1/organizations', doomed.tokens.access_token, { name: 'Going' })).json().id as string;
+    await db.insertInto('memberships').values({ org_id: team, user_id: other.id, role: 'owner', created_at: new Date(t.clock.now()).toISOString() }).execute();
+    await t.deps.organizationCache.membershipChanged(team, other.id);
+    expect((await deleteMe(doomed.tokens.access_token, { password: doomed.password })).statusCode).toBe(202);
+    t.clock.advance(31 * DAY);
+    const otherToken = (await t.login(other.email, other.password)).access_token;
+
+    // A share lock on the account's row queues both on it, the purge first: deleting the team
+    // updates its members' rows (their organization counts) after locking the team. A purge that
+    // took the account's row before the team would then wait for the team while the team's
+    // deletion waits for the account's row: a deadlock, one of them failed by PostgreSQL.
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = db.transaction().execute(async (trx) => {
+      await trx.selectFrom('users').select('id').where('id', '=', doomed.id).forShare().execute();
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
+    const purge = t.deps.accountPurge.purgeOnce();
+    await until('the purge to wait', async () => (await waitingOnLocks()) === 1);
+    const deleted = call('DELETE', `/v1/organizations/${team}`, otherToken);
+    await until('the deletion of the team to wait', async () => (await waitingOnLocks()) === 2);
+    release();
+    await holder;
+    const [purged, answer] = await Promise.all([purge, deleted]);
+    expect(answer.statusCode, answer.body).toBe(204);
+    expect(purged).toBe(1);
+    expect([await dueAt(doomed.id), await count('organizations', 'id', team)]).toEqual([undefined, 0]);
   });
 
   it('an account without a password deletes with a recent sign-in, and a passkey sign-in restores it', async () => {

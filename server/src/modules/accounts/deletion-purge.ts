@@ -46,12 +46,14 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
     const sessionIds = await deps.sessions.idsOf(userId);
     const hashes = await deps.apiKeys.hashesOf(userId);
     const orgIds = await users.db.transaction().execute(async (trx) => {
+      const repository = createUsersRepository(trx);
+      await repository.lockOrganizationsOf(userId, deps.dialect);
       if (dueBy !== undefined) {
         const read = trx.selectFrom('users').select('deletion_due_at').where('id', '=', userId);
         const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
         if (!row || row.deletion_due_at === null || row.deletion_due_at > dueBy) return null;
       }
-      return createUsersRepository(trx).delete(userId, deps.dialect);
+      return repository.delete(userId);
     });
     if (orgIds === null) return false;
     await deps.sessions.forget(sessionIds);
@@ -59,6 +61,19 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
     await deps.accounts.changed(userId);
     for (const orgId of orgIds) await deps.organizations.membershipChanged(orgId, userId);
     return true;
+  }
+
+  /**
+   * The deletion of an account that became the last owner of `orgId` (with other members) during
+   * its grace is cancelled; the instance whose cancellation took effect (sweeps may run on several
+   * at once) logs it and mails the owner.
+   */
+  async function callOff(userId: string, orgId: string): Promise<void> {
+    if (!(await users.cancelDeletion(userId))) return;
+    await deps.accounts.changed(userId);
+    deps.warn({ user_id: userId, organization_id: orgId }, 'account deletion cancelled: last owner of a team with other members');
+    const [user, org] = await Promise.all([users.findById(userId), users.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst()]);
+    if (user) deps.notifyCalledOff(user, org?.name ?? orgId);
   }
 
   /**
@@ -80,12 +95,7 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
             // Past its grace the account can no longer sign in, and the team still needs its owner:
             // postponing would strand both. The deletion is called off instead; the owner signs in
             // as before (their sessions and keys stay revoked), hands the team on, and asks again.
-            await users.cancelDeletion(id);
-            await deps.accounts.changed(id);
-            const orgId = String(error.extra.organization_id);
-            deps.warn({ user_id: id, organization_id: orgId }, 'account deletion cancelled: last owner of a team with other members');
-            const [user, org] = await Promise.all([users.findById(id), users.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst()]);
-            if (user) deps.notifyCalledOff(user, org?.name ?? orgId);
+            await callOff(id, String(error.extra.organization_id)).catch(deps.onError);
           } else deps.onError(error);
         }
       }

@@ -101,20 +101,27 @@ export function createUsersRepository(db: Kysely<Database>) {
       db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS).where('users.id', '=', id).executeTakeFirst(),
     assertMayLeaveAll,
     /**
+     * Locks the organizations the user belongs to (PostgreSQL; in id order), as every membership
+     * change locks its organization before the rows it changes: a leave, a role change or an
+     * organization's deletion meanwhile then waits, and a last-owner check after this reads the
+     * members as they will be at commit. Call first in the transaction, before locking the
+     * user's own row (removing a member and deleting an organization take the organization, then
+     * the members' rows: the other order deadlocks).
+     */
+    async lockOrganizationsOf(id: string, dialect: DialectName): Promise<void> {
+      if (dialect !== 'postgres') return;
+      await db.selectFrom('organizations').select('id').where('id', 'in', db.selectFrom('memberships').select('org_id').where('user_id', '=', id))
+        .orderBy('id').forNoKeyUpdate().execute();
+    },
+    /**
      * The user, their personal organization and every organization they are the only member of
      * (with all they own, by ON DELETE CASCADE), and their memberships and API keys elsewhere (the
      * organizations' key counters given back). Sessions and refresh tokens go with the user.
      * Refused while the user is the last owner of an organization that has other members.
      * Returns the organizations the user was a member of. Call in a transaction.
-     * On PostgreSQL the organizations are locked first, in id order, as every membership change
-     * locks its organization: an owner leaving or a role changing meanwhile then waits, and the
-     * last-owner check below reads the members as they will be when the rows go.
+     * Lock the organizations first (`lockOrganizationsOf`), before the user's row.
      */
-    async delete(id: string, dialect: DialectName): Promise<string[]> {
-      if (dialect === 'postgres') {
-        await db.selectFrom('organizations').select('id').where('id', 'in', db.selectFrom('memberships').select('org_id').where('user_id', '=', id))
-          .orderBy('id').forNoKeyUpdate().execute();
-      }
+    async delete(id: string): Promise<string[]> {
       const { orgIds, alone } = await assertMayLeaveAll(id);
       if (orgIds.length === 0) return [];
       const personal = (await db.selectFrom('users').select('personal_org_id').where('id', '=', id).executeTakeFirst())?.personal_org_id;
