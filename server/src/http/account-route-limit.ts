@@ -24,7 +24,8 @@ export function spendAccountRouteLimit(limit: AccountRouteLimit, auth: Pick<Auth
     { key: `account-routes:user:${auth.userId}:${auth.credential}`, limit: limit.perMinute, windowSeconds: 60 },
     { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },
   ], (error, decision) => {
-    if (decision === undefined) return callback(error);
+    // A failed take is never a pass: an error is always handed on, whatever was rejected with.
+    if (decision === undefined) return callback(error ?? new Error('the account routes limiter failed'));
     if (decision.allowed) return callback();
     callback(new AppError('rate_limited', 'Too many account requests in a short time; slow down.', {
       headers: { 'Retry-After': String(decision.retryAfterSeconds) },

@@ -56,7 +56,7 @@ function toAppError(error: FastifyError): AppError {
     return new AppError('service_unavailable', 'The database is unreachable at the moment; try again shortly.', { headers: { 'Retry-After': '5' } });
   }
   if (isTransactionConflict(error)) {
-    return new AppError('service_unavailable', 'The request collided with another one changing the same data and was not applied; send it again.', { headers: { 'Retry-After': '1' } });
+    return new AppError('service_unavailable', 'The request collided with another one changing the same data; send it again.', { headers: { 'Retry-After': '1' } });
   }
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request_id if you contact support.');
 }

@@ -33,8 +33,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /**
  * PostgreSQL gave up on a transaction because of another one running at the same moment:
  * 40P01 (deadlock detected, one side is chosen and rolled back) and 40001 (serialization
- * failure). Nothing was written and the request was fine, so it is a 503 with a short
- * Retry-After, never a 500: the same request sent again succeeds.
+ * failure). The transaction that failed wrote nothing and the request was fine, so it is a 503
+ * with a short Retry-After, never a 500. (Each is also a hint of two transactions taking locks
+ * in different orders: the failure log writes it at error level, once per 10 s with the count.)
  */
 export function isTransactionConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -93,7 +93,7 @@ export function deletionCalledOffMail(to: string, name: string, organization: st
   const lines = [
     `Hello ${name},`,
     `Your Gatehouse account was not deleted: you are the last owner of the organization ${organization}, which has other members, and deleting the account would leave it without one. The deletion is called off and the account stays; sign in as before (API keys revoked when you asked for the deletion stay revoked).`,
-    `To delete the account, first make another member of ${organization} an owner (or leave it), then ask again.`,
+    `To delete the account, first make another member of ${organization} an owner (you can then leave it), or delete the organization, then ask again.`,
   ];
   return { to, subject: 'Your account was not deleted', text: lines.join('\n\n'), html: layout('Your account was not deleted', lines) };
 }
