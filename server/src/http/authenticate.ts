@@ -97,6 +97,19 @@ export function resolveCredential(deps: Pick<AuthenticateDeps, 'accessTokens' | 
 }
 
 /**
+ * Why the account behind a valid credential may not act now, as every check of a caller answers
+ * (the authenticate step, a stream's last check, sessionCaller); undefined: it may. Gone: the
+ * credential outlived it. Scheduled for deletion: its sessions and keys were revoked with the
+ * request, and this refuses any that slipped past (a key made at that moment) for the whole grace.
+ */
+export function accountRefusal(account: UserRow | undefined): AppError | undefined {
+  if (!account) return challenge('invalid_token', 'The account behind this credential no longer exists.');
+  if (account.disabled) return new AppError('account_disabled', 'This account has been disabled; contact support.');
+  if (account.deletion_due_at !== null) return challenge('invalid_token', 'This account is scheduled for deletion: sign in again to restore it.');
+  return undefined;
+}
+
+/**
  * For a public route that one kind of request takes a session for (POST /v1/auth/email/verify
  * with a change of email's link): the user whose access token `authorization` carries, checked as
  * the authenticate step checks a 'session' route's caller (the credential, an API key refused, the
@@ -113,11 +126,8 @@ export async function sessionCaller(
   try {
     const auth = await resolveCredential(deps, parseBearer(authorization));
     if (auth.credential !== 'access_token') return { refused: new AppError('session_required', 'This needs an access token from a login, not an API key.') };
-    const account = await deps.accounts.get(auth.userId);
-    if (!account) return { refused: challenge('invalid_token', 'The account behind this credential no longer exists.') };
-    if (account.disabled) return { refused: new AppError('account_disabled', 'This account has been disabled; contact support.') };
-    if (account.deletion_due_at !== null) return { refused: challenge('invalid_token', 'This account is scheduled for deletion: sign in again to restore it.') };
-    return { userId: auth.userId };
+    const refused = accountRefusal(await deps.accounts.get(auth.userId));
+    return refused ? { refused } : { userId: auth.userId };
   } catch (error) {
     if (error instanceof AppError) return { refused: error };
     throw error;
@@ -258,15 +268,12 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
     }, auth.keyBudget && { key: auth.keyBudget });
   }
   function withAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow | undefined): void {
-    // The credential outlived its account (deleted): it no longer authenticates anyone.
-    if (!account) return done(challenge('invalid_token', 'The account behind this credential no longer exists.'));
-    if (account.disabled) {
-      count(auth.orgId ?? account.personal_org_id, auth, 'forbidden');
-      return done(new AppError('account_disabled', 'This account has been disabled; contact support.'));
+    const refused = accountRefusal(account);
+    if (refused !== undefined || account === undefined) {
+      // A disabled account's requests show in its usage history; a gone one has none.
+      if (account?.disabled) count(auth.orgId ?? account.personal_org_id, auth, 'forbidden');
+      return done(refused);
     }
-    // Scheduling a deletion revokes the account's sessions and keys; this refuses any credential
-    // that slipped past that (a key created at the same moment) for the whole grace.
-    if (account.deletion_due_at !== null) return done(challenge('invalid_token', 'This account is scheduled for deletion: sign in again to restore it.'));
     // Managing one's own account ignores the header: a stale one must never lock anyone out of it.
     const orgId = organizationScoped ? organizationOf(request, auth, account) : (auth.orgId ?? account.personal_org_id);
     if (orgId instanceof AppError) {

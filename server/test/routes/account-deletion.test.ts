@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../src/infra/db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/infra/bus.js';
 import { sha256Hex } from '../../src/modules/tokens/opaque-tokens.js';
@@ -39,6 +40,22 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
   /** Sessions of this database waiting for a lock (PostgreSQL): how the race tests know where each side stands. */
   const waitingOnLocks = async () =>
     Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(t.deps.database.db)).rows[0]!.n);
+  /** Takes a lock in a transaction of its own and keeps it until the returned function is called (it resolves once that transaction has ended). */
+  const holdLock = async (lock: (trx: Kysely<Database>) => Promise<unknown>): Promise<() => Promise<void>> => {
+    let release!: () => void;
+    let locked!: () => void;
+    const taken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.deps.database.db.transaction().execute(async (trx) => {
+      await lock(trx);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await Promise.race([taken, holder]);
+    return async () => {
+      release();
+      await holder;
+    };
+  };
   const until = async (what: string, done: () => Promise<boolean>) => {
     for (const deadline = Date.now() + 10_000; !(await done());) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -197,23 +214,15 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
 
     // Hold the purge after it has checked the owners and before it commits: a key-share lock on
     // the personal organization it deletes makes its DELETE wait. The leave comes in then.
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const holder = db.transaction().execute(async (trx) => {
-      await trx.selectFrom('organizations').select('id').where('id', '=', await t.personalOrgId(doomed.id)).forKeyShare().execute();
-      holding();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await held;
+    const personalOrgId = await t.personalOrgId(doomed.id);
+    const release = await holdLock((trx) => trx.selectFrom('organizations').select('id').where('id', '=', personalOrgId).forKeyShare().execute());
     const purge = t.deps.accountPurge.purgeOnce();
     await until('the purge to wait', async () => (await waitingOnLocks()) === 1);
     let leaveDone = false;
     const leave = call('DELETE', `/v1/organizations/${team}/members/${other.id}`, otherToken).finally(() => (leaveDone = true));
     // Either the leave waits for the purge (the team is locked) or, unlocked, it finishes first.
     await until('the leave to wait or finish', async () => leaveDone || (await waitingOnLocks()) === 2);
-    release();
-    await holder;
+    await release();
     const [, left] = await Promise.all([purge, leave]);
 
     const owners = await db.selectFrom('memberships').select('user_id').where('org_id', '=', team).where('role', '=', 'owner').execute();
@@ -238,21 +247,12 @@ describe(`deleting an account with a grace period (${dialect})`, () => {
     // updates its members' rows (their organization counts) after locking the team. A purge that
     // took the account's row before the team would then wait for the team while the team's
     // deletion waits for the account's row: a deadlock, one of them failed by PostgreSQL.
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const holder = db.transaction().execute(async (trx) => {
-      await trx.selectFrom('users').select('id').where('id', '=', doomed.id).forShare().execute();
-      holding();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await held;
+    const release = await holdLock((trx) => trx.selectFrom('users').select('id').where('id', '=', doomed.id).forShare().execute());
     const purge = t.deps.accountPurge.purgeOnce();
     await until('the purge to wait', async () => (await waitingOnLocks()) === 1);
     const deleted = call('DELETE', `/v1/organizations/${team}`, otherToken);
     await until('the deletion of the team to wait', async () => (await waitingOnLocks()) === 2);
-    release();
-    await holder;
+    await release();
     const [purged, answer] = await Promise.all([purge, deleted]);
     expect(answer.statusCode, answer.body).toBe(204);
     expect(purged).toBe(1);

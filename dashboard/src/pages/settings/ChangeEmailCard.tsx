@@ -3,7 +3,7 @@ import { ActionForm } from '../../components/ActionForm.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Notice } from '../../components/Notice.tsx';
-import { OptionalPasswordField } from '../../components/OptionalPasswordField.tsx';
+import { CurrentPasswordField } from '../../components/CurrentPasswordField.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
@@ -36,7 +36,7 @@ export function ChangeEmailCard({ current }: { current: string }) {
       <ErrorAlert error={error} onStepUp={() => void run()} />
       <ActionForm class="form" onSubmit={() => run()}>
         <Field label="New email address" name="new-email" type="email" autocomplete="email" required maxLength={254} value={email} onValue={setEmail} error={error?.fields.email} />
-        <OptionalPasswordField name="change-email-password" value={password} onValue={setPassword} error={error?.fields.password} />
+        <CurrentPasswordField name="change-email-password" value={password} onValue={setPassword} error={error?.fields.password} />
         <div class="actions">
           <SubmitButton busy={busy} busyLabel="Sending…">
             Send the link

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Modal } from '../../components/Modal.tsx';
-import { OptionalPasswordField } from '../../components/OptionalPasswordField.tsx';
+import { CurrentPasswordField } from '../../components/CurrentPasswordField.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, onSessionChange } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
@@ -63,7 +63,7 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       <ErrorAlert error={error} onStepUp={() => void run()} />
       {signInAgain && <p class="hint">Log out, sign in again, and come back here within a few minutes.</p>}
       <ActionForm class="form" aria-labelledby="delete-account-title" onSubmit={() => run()}>
-        <OptionalPasswordField name="delete-password" value={password} onValue={setPassword} error={error?.fields.password} />
+        <CurrentPasswordField name="delete-password" value={password} onValue={setPassword} error={error?.fields.password} />
         <div class="actions">
           <button type="button" class="button button-secondary dialog-cancel" onClick={onCancel}>
             Cancel

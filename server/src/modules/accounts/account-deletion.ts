@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { EmailTokens } from '../email/email-tokens.js';
+import { createInvitationsRepository } from '../organizations/invitations.repository.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createUsersRepository, type UserRow, type UsersRepository } from '../users/users.repository.js';
@@ -64,10 +65,7 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
         await repo.update(userId, { deletion_due_at: due, updated_at: isoTime(now) });
         // The organizations it is alone in go with it: an invitation accepted during the grace would
         // make it the last owner of a team and stop the purge. Withdrawn, and not given back.
-        if (alone.length > 0) {
-          await trx.updateTable('invitations').set({ revoked_at: isoTime(now) })
-            .where('org_id', 'in', alone).where('accepted_at', 'is', null).where('revoked_at', 'is', null).execute();
-        }
+        await createInvitationsRepository(trx).revokeOpenIn(alone, isoTime(now));
         // A pending change of email must not move an account on its way out.
         await deps.tokens.voidPending(trx, userId, ['change_email']);
         return { user: row, keys: await deps.apiKeys.revokeAllWithin(trx, userId) };

@@ -4,6 +4,7 @@ import type { DialectName } from '../../infra/db/database.js';
 import { periodicTask } from '../../infra/periodic-task.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
+import { createOrganizationsRepository } from '../organizations/organizations.repository.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createUsersRepository, type UsersRepository } from '../users/users.repository.js';
 import type { AccountCache } from './account-cache.js';
@@ -72,7 +73,7 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
     if (!(await users.cancelDeletion(userId))) return;
     await deps.accounts.changed(userId);
     deps.warn({ user_id: userId, organization_id: orgId }, 'account deletion cancelled: last owner of a team with other members');
-    const [user, org] = await Promise.all([users.findById(userId), users.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirst()]);
+    const [user, org] = await Promise.all([users.findById(userId), createOrganizationsRepository(users.db).findById(orgId)]);
     if (user) deps.notifyCalledOff(user, org?.name ?? orgId);
   }
 

@@ -27,6 +27,13 @@ export function createInvitationsRepository(db: Kysely<Database>) {
         .where('org_id', '=', orgId).where('id', '=', id).where('accepted_at', 'is', null).where('revoked_at', 'is', null)
         .executeTakeFirst()).numUpdatedRows > 0n,
 
+    /** Revokes every open invitation of these organizations (they are about to go with the account deleting them). */
+    revokeOpenIn: async (orgIds: readonly string[], nowIso: string): Promise<void> => {
+      if (orgIds.length === 0) return;
+      await db.updateTable('invitations').set({ revoked_at: nowIso })
+        .where('org_id', 'in', orgIds).where('accepted_at', 'is', null).where('revoked_at', 'is', null).execute();
+    },
+
     /**
      * Spends the invitation: one conditional UPDATE, so of any number of concurrent accepts (on
      * any instance) exactly one changes the row. False: it was used or revoked meanwhile.

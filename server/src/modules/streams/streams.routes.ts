@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
-import { parseBearer, requireAuth, requireOrganization, resolveCredential, type AuthenticateDeps } from '../../http/authenticate.js';
+import { accountRefusal, parseBearer, requireAuth, requireOrganization, resolveCredential, type AuthenticateDeps } from '../../http/authenticate.js';
 import type { AccountCache } from '../accounts/account-cache.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
 import { AppError, fieldError } from '../../core/errors.js';
@@ -71,8 +71,8 @@ type CredentialDeps = Pick<AuthenticateDeps, 'accessTokens' | 'revocations' | 'a
 async function assertStillValid(deps: CredentialDeps, request: FastifyRequest): Promise<void> {
   await resolveCredential(deps, parseBearer(request.headers.authorization));
   const account = await deps.accounts.get(requireAuth(request).userId);
-  if (!account) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
-  if (account.disabled) throw new AppError('account_disabled', 'This account has been disabled; contact support.');
+  const refused = accountRefusal(account);
+  if (refused !== undefined || account === undefined) throw refused;
   if ((await deps.organizations.get(requireOrganization(request).org.id, account.id)) === null) throw new AppError('not_a_member', 'The caller no longer belongs to this organization.');
 }
 
