@@ -17,7 +17,7 @@ import { deferredChildLoggerFactory, logsAt } from './http/request-logger.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { registerStepUp } from './http/step-up.js';
+import { registerRoutePolicy } from './http/route-policy.js';
 import { ROOT_MODULES, V1_MODULES } from './modules.js';
 
 export interface BuildOptions {
@@ -92,7 +92,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
 
   registerRequestMetrics(app, durations);
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
-  registerStepUp(app, deps.mfa.requireRecentFactor); // after idempotency: its check runs before the claim
+  // After idempotency: its checks run before the claim.
+  registerRoutePolicy(app, { requireRecentFactor: deps.mfa.requireRecentFactor, keyScopes: deps.apiKeys.scopesOf });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   registerErrorsPage(app);
 

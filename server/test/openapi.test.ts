@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
+import { roleForScope } from '../src/core/roles.js';
 import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
 import { redoclyLint } from './redocly-lint.js';
 
@@ -33,6 +34,10 @@ interface ServedRoute {
   /** config.auth of the route: what registerAuthentication enforces. */
   auth: string | undefined;
   budget: string | undefined;
+  /** What route-policy.ts reads besides: the step-up class, how it treats a key, the declared role. */
+  stepUp: string | undefined;
+  key: string | undefined;
+  role: string | undefined;
 }
 
 interface Operation {
@@ -87,7 +92,7 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
       const { fastify } = message as { fastify: FastifyInstance };
       fastify.addHook('onRoute', (route: RouteOptions) => {
         for (const method of [route.method].flat()) {
-          served.push({ method, url: route.url, auth: (route.config as { auth?: string } | undefined)?.auth, budget: (route.config as { budget?: string } | undefined)?.budget });
+          served.push({ method, url: route.url, auth: route.config?.auth, budget: route.config?.budget, stepUp: route.config?.stepUp, key: route.config?.key, role: route.config?.role });
         }
       });
     };
@@ -192,7 +197,10 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
         const scoped = !['session', 'admin', 'any'].includes(requirement);
         expect(op.security, key).toEqual([{ bearerAuth: scoped ? [requirement] : [] }]);
         const spends = route!.budget === undefined;
-        expect(op['x-gatehouse-auth'], key).toEqual({ requires: requirement, api_keys: scoped || requirement === 'any', spends_budget: spends });
+        expect(op['x-gatehouse-auth'], key).toEqual({
+          requires: requirement, api_keys: scoped || requirement === 'any', spends_budget: spends, step_up: route!.stepUp ?? 'never',
+          ...(route!.key ? { key: route!.key } : {}), ...(route!.role || (scoped && !requirement.startsWith('credentials:')) ? { role: route!.role ?? roleForScope(requirement) } : {}),
+        });
         const callerFree = route!.budget === 'caller-free';
         expect(op.description, key).toContain(spends ? 'Spends one request' : callerFree ? "Spends nothing of the caller's budget" : 'Spends no request budget');
         expect(op.description, key).toContain(scoped ? `\`${requirement}\` scope` : requirement === 'any' ? 'any valid credential' : 'session_required');

@@ -42,3 +42,13 @@ export function roleForScope(scope: string): OrgRole {
 export function insufficientRole(required: OrgRole, actual: OrgRole, what = 'This'): AppError {
   return new AppError('insufficient_role', `${what} needs the ${required} role or higher in the organization; the caller is ${actual === 'admin' ? 'an' : 'a'} ${actual}.`, { required_role: required, role: actual });
 }
+
+/**
+ * The roles a member with `role` may invite to (null: not a member): admins invite up to admin,
+ * owners also owners. An invitation speaks for its sender until it is used, so it is held to
+ * this when it is sent, when its sender is demoted or removed, and when it is accepted.
+ */
+export function mayInvite(role: OrgRole | null | undefined, invited: OrgRole): boolean {
+  if (role === 'owner') return true;
+  return role === 'admin' && invited !== 'owner';
+}

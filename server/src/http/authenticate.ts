@@ -20,6 +20,7 @@ import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { setCommonHeaders, settingCommonHeaders } from './common-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
+import { routePolicy } from './route-policy.js';
 
 
 export interface AuthenticateDeps {
@@ -322,10 +323,8 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.decorateRequest('account', null);
   app.decorateRequest('organization', null);
   app.addHook('onRoute', (route: RouteOptions) => {
-    const requirement = route.config?.auth;
+    const { auth: requirement, budget, organizationScoped } = routePolicy(route.config);
     if (!requirement) return;
-    const budget = route.config?.budget ?? 'spend';
-    const organizationScoped = (requirement !== 'session' && requirement !== 'admin') || route.config?.organizationScoped === true;
     prependOnRequest(route, authenticateHook(deps, requirement, budget, organizationScoped));
     // A route that spends nothing of its caller's can answer no 429 of its own. One that reads
     // Gatehouse-Organization answers a malformed one with 400 invalid_request (found by fuzzing:

@@ -1,6 +1,7 @@
 import type { FastifyContextConfig } from 'fastify';
 import { isServiceScope } from '../core/scopes.js';
 import type { AuthRequirement } from './auth-context.js';
+import { routePolicy, type RoutePolicy } from './route-policy.js';
 
 /**
  * What the cross-cutting hooks do to an operation's answers, which its route schema cannot say:
@@ -9,6 +10,8 @@ import type { AuthRequirement } from './auth-context.js';
  */
 export interface OperationFacts {
   requirement: AuthRequirement | undefined;
+  /** Everything the route demands (route-policy.ts), as the hooks enforce it. */
+  policy: RoutePolicy;
   /** Spends from the caller's account budget (and carries the RateLimit headers). */
   spendsBudget: boolean;
   /** Spends nothing of the caller's and has no limit of its own (`budget: 'caller-free'`). */
@@ -18,11 +21,13 @@ export interface OperationFacts {
 }
 
 export function operationFacts(config: FastifyContextConfig | undefined): OperationFacts {
-  const requirement = config?.auth;
+  const policy = routePolicy(config);
+  const requirement = policy.auth;
   return {
     requirement,
-    spendsBudget: requirement !== undefined && config?.budget === undefined,
-    callerFree: config?.budget === 'caller-free',
+    policy,
+    spendsBudget: requirement !== undefined && policy.budget === 'spend',
+    callerFree: policy.budget === 'caller-free',
     idempotent: config?.idempotent === true,
     setsLocation: config?.locationHeader === true,
   };
@@ -68,7 +73,13 @@ function requirementSentence(facts: OperationFacts): string {
   const spends = facts.spendsBudget ? 'Spends one request of the account\'s budget.'
     : facts.callerFree ? 'Spends nothing of the caller\'s budget (it spends from the credential it checks).'
       : 'Spends no request budget (managing one\'s own account); limited by the account routes\' own limit.';
-  return `${who} ${spends}`;
+  const { role, stepUp, key } = facts.policy;
+  const needsRole = role !== undefined && role !== 'viewer' ? ` Needs the ${role} role or higher in the organization.` : '';
+  const proves = stepUp === 'always' ? ' On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).'
+    : stepUp === 'granting-role' ? ' Granting the admin or owner role needs, on an account with a second factor, a session that proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).'
+      : '';
+  const holds = key === 'holding-its-scopes' ? ' The caller must be able to hold every scope the key holds (service scopes: a service administrator).' : '';
+  return `${who} ${spends}${needsRole}${proves}${holds}`;
 }
 
 /**
@@ -89,7 +100,11 @@ export function completeOpenApiDocument<T extends { paths?: Record<string, Recor
         const { requirement } = facts;
         const scoped = requirement !== 'session' && requirement !== 'admin' && requirement !== 'any';
         op.security = [{ bearerAuth: scoped ? [requirement] : [] }];
-        op['x-gatehouse-auth'] = { requires: requirement, api_keys: requirement !== 'session' && requirement !== 'admin', spends_budget: facts.spendsBudget };
+        const { role, stepUp, key } = facts.policy;
+        op['x-gatehouse-auth'] = {
+          requires: requirement, api_keys: facts.policy.apiKeys, spends_budget: facts.spendsBudget,
+          ...(role !== undefined ? { role } : {}), step_up: stepUp, ...(key !== undefined ? { key } : {}),
+        };
         op.description = [op.description, requirementSentence(facts)].filter(Boolean).join('\n\n');
       }
       // An operation that may be sent a credential (security lists `{}` and bearerAuth) answers a

@@ -452,6 +452,64 @@ describe(`organizations (${dialect})`, () => {
     });
   });
 
+  describe('invitations outlive no power of their sender', () => {
+    it("demoting an admin to viewer withdraws the invitations they sent (listed as such in the audit log); a link of theirs joins no one", async () => {
+      const owner = await person();
+      const org = await createOrg(owner, 'Sender rules');
+      const admin = await person();
+      await join(owner, org.id, admin, 'admin');
+      const alias1 = await person();
+      const alias2 = await person();
+      const first = await invite(admin, org.id, alias1.email, 'admin');
+      const second = await invite(admin, org.id, alias2.email, 'viewer');
+      // An owner made admin may no longer invite owners; demoted to viewer, nothing at all.
+      expect((await call(owner, 'PATCH', `/v1/organizations/${org.id}/members/${admin.id}`, { role: 'viewer' })).statusCode).toBe(200);
+      const pending = (await call(owner, 'GET', `/v1/organizations/${org.id}/invitations`)).json().data as { id: string }[];
+      expect(pending.map((i) => i.id)).not.toContain(first.invitation.id);
+      expect(pending.map((i) => i.id)).not.toContain(second.invitation.id);
+      expectProblem(await accept(alias1, first.token), 400, 'invalid_invitation');
+      expectProblem(await accept(alias2, second.token), 400, 'invalid_invitation');
+      expect((await call(owner, 'GET', `/v1/organizations/${org.id}/members`)).json().data.map((m: { id: string }) => m.id)).not.toContain(alias1.id);
+      const audit = (await call(owner, 'GET', `/v1/organizations/${org.id}/audit-log`)).json().data as { action: string; detail: Record<string, unknown> }[];
+      expect(audit.find((e) => e.action === 'member.role_changed')?.detail.invitations_withdrawn).toEqual(expect.arrayContaining([first.invitation.id, second.invitation.id]));
+    });
+
+    it('a removed admin\'s invitations are withdrawn; an owner demoted to admin keeps those to admin and loses those to owner', async () => {
+      const owner = await person();
+      const org = await createOrg(owner, 'Removed sender');
+      const admin = await person();
+      await join(owner, org.id, admin, 'admin');
+      const guest = await person();
+      const sent = await invite(admin, org.id, guest.email, 'member');
+      expect((await call(owner, 'DELETE', `/v1/organizations/${org.id}/members/${admin.id}`)).statusCode).toBe(204);
+      expectProblem(await accept(guest, sent.token), 400, 'invalid_invitation');
+
+      const coOwner = await person();
+      await join(owner, org.id, coOwner, 'owner');
+      const toAdmin = await person();
+      const toOwner = await person();
+      const keeps = await invite(coOwner, org.id, toAdmin.email, 'admin');
+      const loses = await invite(coOwner, org.id, toOwner.email, 'owner');
+      expect((await call(owner, 'PATCH', `/v1/organizations/${org.id}/members/${coOwner.id}`, { role: 'admin' })).statusCode).toBe(200);
+      expectProblem(await accept(toOwner, loses.token), 400, 'invalid_invitation');
+      expect((await accept(toAdmin, keeps.token)).json()).toMatchObject({ role: 'admin' });
+    });
+
+    it('a link whose sender was demoted behind its back (no withdrawal ran) still joins no one: acceptance checks the sender', async () => {
+      const owner = await person();
+      const org = await createOrg(owner, 'Checked at the door');
+      const admin = await person();
+      await join(owner, org.id, admin, 'admin');
+      const guest = await person();
+      const sent = await invite(admin, org.id, guest.email, 'admin');
+      // As if the withdrawal had been missed (a role changed by hand, an older instance).
+      await t.deps.database.db.updateTable('memberships').set({ role: 'member' }).where('org_id', '=', org.id).where('user_id', '=', admin.id).execute();
+      const refused = await accept(guest, sent.token);
+      expectProblem(refused, 400, 'invalid_invitation');
+      expect(refused.json().detail).toMatch(/can no longer invite/);
+    });
+  });
+
   describe('audit log', () => {
     it('records who did what from where, newest first, a page at a time (admin or owner)', async () => {
       const owner = await person();

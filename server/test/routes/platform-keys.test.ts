@@ -237,6 +237,61 @@ describe(`platform keys (${dialect})`, () => {
     });
   });
 
+  describe('acting on a key stronger than oneself', () => {
+    /** `who` joins `orgId` as `role`, invited by `owner` (the link from the mail the log mailer wrote). */
+    const join = async (owner: string, orgId: string, who: { email: string; tokens: { access_token: string } }, role: string) => {
+      const invited = await t.request({ method: 'POST', url: `/v1/organizations/${orgId}/invitations`, headers: bearer(owner), payload: { email: who.email, role } });
+      expect(invited.statusCode, invited.body).toBe(201);
+      await new Promise((resolve) => setImmediate(resolve)); // the mail goes out after the answer
+      const link = t.logs.map((line) => /accept-invitation\?token=(gthi_[\w-]+)/.exec(line)?.[1]).filter(Boolean).at(-1)!;
+      const joined = await t.request({ method: 'POST', url: '/v1/invitations/accept', headers: bearer(who.tokens.access_token), payload: { token: link } });
+      expect(joined.statusCode, joined.body).toBe(200);
+    };
+
+    it("an organization admin who is no service administrator cannot roll or change a service key of the team (403), and it keeps working", async () => {
+      const service = await t.signUp();
+      await t.confirmEmail(service.id);
+      await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', service.id).execute();
+      await t.deps.accounts.changed(service.id);
+      const team = (await t.request({ method: 'POST', url: '/v1/organizations', headers: bearer(service.tokens.access_token), payload: { name: 'Platform' } })).json() as { id: string };
+      const teamAdmin = await t.signUp();
+      await t.confirmEmail(teamAdmin.id);
+      await join(service.tokens.access_token, team.id, teamAdmin, 'admin');
+      const inTeam = { 'gatehouse-organization': team.id };
+      const created = await t.request({ method: 'POST', url: '/v1/api-keys', headers: { ...bearer(service.tokens.access_token), ...inTeam }, payload: { name: 'runtime verifier', scopes: ['credentials:verify'] } });
+      expect(created.statusCode, created.body).toBe(201);
+      const { id, key } = created.json() as { id: string; key: string };
+
+      const asTeamAdmin = { ...bearer(teamAdmin.tokens.access_token), ...inTeam };
+      const roll = await t.request({ method: 'POST', url: `/v1/api-keys/${id}/roll`, headers: asTeamAdmin, payload: { grace_seconds: 604_800 } });
+      expect(roll.statusCode, roll.body).toBe(403);
+      expect(roll.json().code).toBe('forbidden');
+      expect(roll.body).not.toContain('gth_');
+      for (const payload of [{ name: 'mine now' }, { expires_at: null }, { rate_limit: null }]) {
+        const update = await t.request({ method: 'PATCH', url: `/v1/api-keys/${id}`, headers: asTeamAdmin, payload });
+        expect(update.statusCode, update.body).toBe(403);
+      }
+      // Untouched: same secret, same name; the owner's program goes on.
+      expect((await verify({ credential: key }, key)).valid).toBe(true);
+      expect((await t.request({ method: 'GET', url: `/v1/api-keys/${id}`, headers: asTeamAdmin })).json()).toMatchObject({ name: 'runtime verifier', previous_key_expires_at: null });
+      // Taking its power away stays open to the team's admin (a leaked key must be stoppable).
+      expect((await t.request({ method: 'DELETE', url: `/v1/api-keys/${id}`, headers: asTeamAdmin })).statusCode).toBe(204);
+    });
+
+    it("an organization admin rolls another member's key of platform scopes (every platform scope is an admin's to hold)", async () => {
+      const owner = await t.signUp();
+      await t.confirmEmail(owner.id);
+      const team = (await t.request({ method: 'POST', url: '/v1/organizations', headers: bearer(owner.tokens.access_token), payload: { name: 'Rollers' } })).json() as { id: string };
+      const admin = await t.signUp();
+      await t.confirmEmail(admin.id);
+      await join(owner.tokens.access_token, team.id, admin, 'admin');
+      const inTeam = { 'gatehouse-organization': team.id };
+      const made = await t.request({ method: 'POST', url: '/v1/api-keys', headers: { ...bearer(owner.tokens.access_token), ...inTeam }, payload: { name: 'writer', scopes: ['agents:write', 'webhooks:write'] } });
+      const rolled = await t.request({ method: 'POST', url: `/v1/api-keys/${made.json().id}/roll`, headers: { ...bearer(admin.tokens.access_token), ...inTeam }, payload: {} });
+      expect(rolled.statusCode, rolled.body).toBe(200);
+    });
+  });
+
   describe('PATCH /v1/api-keys/{id}', () => {
     it('renames, narrows scopes and sets limits, at once for a key in use', async () => {
       const user = await t.signUp();

@@ -65,7 +65,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
   });
 
   app.patch('/admin/users/:id', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'adminUpdateUser', summary: 'Change a user\'s tier, custom limits or disabled flag',
       description: 'Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier\'s defaults. `disabled: true` refuses the account\'s tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked). An administrator cannot disable their own account (409 `conflict`).',
@@ -93,7 +93,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService; secur
   }, async (request) => presentAdminOrganization(await admin.getOrganization(checkedOrgId(request.params.id))));
 
   app.patch('/admin/organizations/:id', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'adminUpdateOrganization', summary: 'Change an organization\'s tier or custom limits',
       description: 'The budget every member and key of the organization spends from. Custom `limits` are for the enterprise tier only (400 otherwise); moving to another tier drops them, and `limits: null` returns to the tier\'s defaults.',

@@ -121,7 +121,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {
-    config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true, stepUp: true },
+    config: { ...config, idempotent: true, oneTimeSecretField: 'key', locationHeader: true, stepUp: 'always', role: 'member' },
     schema: { tags, operationId: 'createApiKey', summary: 'Create an API key; the secret is in this response only', body: CreateApiKeyBody, response: { 201: Type.Ref('CreatedApiKey'), ...problemResponses([400, 403, 413, 415, 422]) } },
   }, async (request, reply) => {
     const { row, key } = await apiKeys.create(actorOf(request), request.body);
@@ -130,7 +130,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   });
 
   app.patch('/api-keys/:id', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always', key: 'holding-its-scopes' },
     schema: {
       tags, operationId: 'updateApiKey', summary: 'Rename a key, narrow its scopes, change its expiry or its own limits; at once on every instance',
       params: IdParams, body: UpdateApiKeyBody, response: { 200: Type.Ref('ApiKey'), ...problemResponses([400, 403, 404, 413, 415]) },
@@ -143,7 +143,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   });
 
   app.post('/api-keys/:id/roll', {
-    config: { ...config, idempotent: true, oneTimeSecretField: 'key', stepUp: true },
+    config: { ...config, idempotent: true, oneTimeSecretField: 'key', stepUp: 'always', key: 'holding-its-scopes' },
     // The body is optional (no grace): a request without one is read as `{}`.
     preValidation: (request, _reply, done) => {
       request.body ??= {};
@@ -172,7 +172,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   });
 
   app.get('/api-keys/:id', {
-    config,
+    config: { ...config, key: 'reading' },
     schema: { tags, operationId: 'getApiKey', summary: 'One API key (never its secret)', params: IdParams, response: { 200: Type.Ref('ApiKey'), ...problemResponses([404]) } },
   }, async (request) => {
     if (!isId('apiKey', request.params.id)) throw notFound();
@@ -180,7 +180,8 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   });
 
   app.delete('/api-keys/:id', {
-    config,
+    // Revoking takes power away: an admin stops a leaked key of anyone in the organization, with what they have.
+    config: { ...config, stepUp: 'never', key: 'revoking' },
     schema: { tags, operationId: 'revokeApiKey', summary: 'Revoke an API key; it stops working at once everywhere', params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
     if (!isId('apiKey', request.params.id)) throw notFound();

@@ -192,6 +192,11 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
       return row;
     },
 
+    /** The scopes a live key of the organization holds now (what route-policy.ts holds a caller against); undefined: none. */
+    async scopesOf(orgId: string, id: string): Promise<string[] | undefined> {
+      return (await repo.findInOrg(orgId, id))?.scopes.split(' ');
+    },
+
     async list(orgId: string, limit: number, cursor?: string) {
       return toPage(await repo.listForOrg(orgId, limit + 1, cursor), limit);
     },

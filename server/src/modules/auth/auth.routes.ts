@@ -80,7 +80,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   await app.register(oauthFormRoutes, deps);
 
   app.post('/auth/logout', {
-    config: { auth: 'session', budget: 'exempt' },
+    config: { auth: 'session', budget: 'exempt', stepUp: 'never' }, // signing out only takes access away
     // The body is optional (this session): a request without one is read as `{}`.
     preValidation: (request, _reply, done) => {
       request.body ??= {};

@@ -43,7 +43,7 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
   });
 
   app.post('/users/me/email/verification', {
-    config: { auth: 'session', budget: 'exempt' },
+    config: { auth: 'session', budget: 'exempt', stepUp: 'never' },
     schema: {
       tags: ['Account'], operationId: 'resendVerification', summary: 'Send the verification mail again (3 per hour)',
       response: { 202: Accepted, ...problemResponses([409]) },

@@ -75,7 +75,7 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
   }, async (request) => ({ data: await identities.list(requireAuth(request).userId), next_cursor: null }));
 
   app.post('/users/me/identities', {
-    config: { ...settings, stepUp: true, locationHeader: true },
+    config: { ...settings, stepUp: 'always', locationHeader: true },
     schema: {
       tags: ['Identities'], operationId: 'linkIdentity', summary: 'Link a provider sign-in to the account',
       description: 'Start with GET /v1/auth/oidc/{provider}/authorize, then send the code it returned here with the PKCE verifier. Needs the password (accounts without one: a sign-in within MFA_STEP_UP_SECONDS), and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.',
@@ -88,7 +88,7 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
   });
 
   app.delete('/users/me/identities/:id', {
-    config: { ...settings, stepUp: true },
+    config: { ...settings, stepUp: 'always' },
     schema: {
       tags: ['Identities'], operationId: 'unlinkIdentity', summary: 'Unlink a provider', params: IdParams,
       description: "Refused (409) when it is the account's only way in: no password, no passkey, no other provider.",

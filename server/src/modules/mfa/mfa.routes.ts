@@ -25,7 +25,8 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
   });
 
   app.post('/users/me/mfa/totp', {
-    config,
+    // No factor is on while enrolling (409 once it is): nothing to step up with; the password guards the start.
+    config: { ...config, stepUp: 'never' },
     schema: {
       tags, operationId: 'enrolTotp', summary: 'Start TOTP enrolment: a secret to scan',
       description: 'Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
@@ -34,7 +35,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
   }, async (request) => mfa.enrolTotp(requireAccount(request), requireAuth(request).sessionId!, request.body.password));
 
   app.post('/users/me/mfa/totp/confirm', {
-    config,
+    config: { ...config, stepUp: 'never' },
     schema: {
       tags, operationId: 'confirmTotp', summary: 'Turn TOTP on with a first code; returns the recovery codes',
       body: ConfirmTotpBody, response: { 200: RecoveryCodes, ...problemResponses([400, 409, 413, 415]) },
@@ -45,7 +46,8 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
   });
 
   app.delete('/users/me/mfa/totp', {
-    config,
+    // The body proves the factor (a code), or the service asks for a recent step-up with the password.
+    config: { ...config, stepUp: 'never' },
     schema: {
       tags, operationId: 'disableTotp', summary: 'Turn TOTP off (and drop the recovery codes)',
       description: 'Needs a current `code` or a `recovery_code`; or the `password`, if this session proved its factor within MFA_STEP_UP_SECONDS (otherwise 403 mfa_required).',
@@ -62,7 +64,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
   });
 
   app.post('/users/me/mfa/recovery-codes', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'regenerateRecoveryCodes', summary: 'Replace the recovery codes with ten new ones',
       response: { 200: RecoveryCodes, ...problemResponses([409]) },
@@ -70,7 +72,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
   }, async (request) => mfa.regenerateRecoveryCodes(requireAccount(request), clientOf(request)));
 
   app.post('/users/me/mfa/step-up', {
-    config,
+    config: { ...config, stepUp: 'never' }, // it is the proof
     schema: {
       tags, operationId: 'stepUp', summary: 'Prove the second factor in this session, for sensitive changes',
       description: 'Creating an API key, changing the password, new recovery codes and turning TOTP off with the password answer 403 mfa_required unless the session proved its factor within MFA_STEP_UP_SECONDS.',

@@ -35,6 +35,18 @@ export function createInvitationsRepository(db: Kysely<Database>) {
     },
 
     /**
+     * Withdraws the open invitations `userId` sent to one of `roles` (the roles they may no
+     * longer hand out, once demoted or removed); returns their ids.
+     */
+    revokeSentBy: async (orgId: string, userId: string, roles: readonly string[], nowIso: string): Promise<string[]> => {
+      if (roles.length === 0) return [];
+      return (await db.updateTable('invitations').set({ revoked_at: nowIso })
+        .where('org_id', '=', orgId).where('invited_by', '=', userId).where('role', 'in', roles as InvitationRow['role'][])
+        .where('accepted_at', 'is', null).where('revoked_at', 'is', null)
+        .returning('id').execute()).map((r) => r.id);
+    },
+
+    /**
      * Spends the invitation: one conditional UPDATE, so of any number of concurrent accepts (on
      * any instance) exactly one changes the row. False: it was used or revoked meanwhile.
      */

@@ -15,7 +15,8 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   const config = CONFIG;
 
   app.post('/organizations/:id/invitations', {
-    config: { ...config, idempotent: true },
+    // Making someone admin or owner changes who may act: a stolen session must not hand the team over.
+    config: { ...config, idempotent: true, stepUp: 'granting-role', role: 'admin' },
     schema: {
       tags, operationId: 'createOrganizationInvitation',
       summary: 'Invite an address by mail (admin or owner; only owners invite owners); replaces an open invitation to the same address. The link works once, for 7 days',
@@ -27,7 +28,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   });
 
   app.get('/organizations/:id/invitations', {
-    config,
+    config: { ...config, role: 'admin' },
     schema: {
       tags, operationId: 'listOrganizationInvitations', summary: 'Open invitations, newest first (admin or owner)',
       params: OrgParams, querystring: ListQuery, response: { 200: listOf(Type.Ref('Invitation')), ...problemResponses([400, 403, 404]) },
@@ -40,7 +41,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   });
 
   app.delete('/organizations/:id/invitations/:invitation_id', {
-    config,
+    config: { ...config, stepUp: 'never', role: 'admin' }, // withdrawing takes access away
     schema: {
       tags, operationId: 'revokeOrganizationInvitation', summary: 'Withdraw an open invitation; its link stops working (admin or owner)',
       params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }), ...problemResponses([403, 404]) },
@@ -52,7 +53,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   });
 
   app.post('/invitations/accept', {
-    config,
+    config: { ...config, stepUp: 'never' }, // joins with a mailed link to the account's confirmed address
     schema: {
       tags, operationId: 'acceptInvitation',
       summary: 'Join the organization of a mailed invitation, signed in with the confirmed address it was sent to; answers the organization with your new role',

@@ -1,7 +1,7 @@
 import { AppError, tooManyAttempts } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { toPage } from '../../core/pagination.js';
-import type { OrgRole } from '../../core/roles.js';
+import { mayInvite, type OrgRole } from '../../core/roles.js';
 import { isoTime } from '../../infra/clock.js';
 import { invitationMail } from '../email/mail-templates.js';
 import { recordEvent } from '../events/event-outbox.js';
@@ -49,7 +49,7 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
       const { row, org, inviter } = await db.transaction().execute(async (trx) => {
         const { org, role } = await membershipOf(trx, orgId, actor.userId, dialect);
         assertRole(role, 'admin', 'Inviting members');
-        if (input.role === 'owner') assertRole(role, 'owner', 'Inviting an owner');
+        if (!mayInvite(role, input.role)) assertRole(role, 'owner', 'Inviting an owner');
         const invitations = createInvitationsRepository(trx);
         const emailNormalized = normalizeEmail(input.email);
         if (await invitations.isMemberByEmail(orgId, emailNormalized)) throw new AppError('conflict', 'An account with this address is a member already.');
@@ -105,6 +105,9 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
         // The organization first, as every membership change takes it (a deletion waits, or wins).
         const org = await orgs.lockById(invitation.org_id, dialect);
         if (!org) throw invalid('This invitation link is not valid: check that it was copied whole.');
+        // Its sender must still be able to send it: demoted, removed or deleted, they speak for no one.
+        const inviterRole = invitation.invited_by === null ? undefined : await orgs.roleOf(org.id, invitation.invited_by);
+        if (!mayInvite(inviterRole, invitation.role)) throw invalid('This invitation was withdrawn: whoever sent it can no longer invite to this role. Ask for a new one.');
         if (!(await invitations.claim(invitation.id, actor.userId, nowIso))) throw invalid('This invitation has already been used.');
         // Thrown after the claim, so the rollback leaves the invitation open for its address.
         if (await orgs.roleOf(org.id, actor.userId)) throw new AppError('conflict', 'You are a member of this organization already.');

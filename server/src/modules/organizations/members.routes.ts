@@ -27,7 +27,8 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
   });
 
   app.patch('/organizations/:id/members/:user_id', {
-    config,
+    // Promoting, demoting and handing over ownership change who may act.
+    config: { ...config, stepUp: 'always', role: 'admin' },
     schema: {
       tags, operationId: 'updateOrganizationMember',
       summary: "Change a member's role (admin or owner; only an owner makes owners or changes an owner's role; the last owner stays)",
@@ -39,7 +40,8 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
   });
 
   app.delete('/organizations/:id/members/:user_id', {
-    config,
+    // Removing a member changes who may act (leaving one's own membership needs only membership: the service lets any role leave).
+    config: { ...config, stepUp: 'always', role: 'admin' },
     schema: {
       tags, operationId: 'removeOrganizationMember',
       summary: 'Remove a member (admin or owner; an owner needs an owner), or leave (your own user id); their API keys here are revoked, or kept with api_keys=keep',

@@ -1,6 +1,8 @@
 import { AppError, fieldError } from '../../core/errors.js';
 import { toPage } from '../../core/pagination.js';
-import type { OrgRole } from '../../core/roles.js';
+import { mayInvite, ORG_ROLES, type OrgRole } from '../../core/roles.js';
+import { isoTime } from '../../infra/clock.js';
+import { createInvitationsRepository } from './invitations.repository.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import { recordAudit } from './audit-log.js';
 import { handOverMemberKeys, revokeMemberKeys, type KeysOutcome } from './member-keys.js';
@@ -10,6 +12,11 @@ import { createOrganizationsRepository, type MemberView, type OrganizationsRepos
 import type { Actor, OrganizationsDeps } from './organization-deps.js';
 
 const memberNotFound = () => new AppError('not_found', 'No member with this id in this organization.');
+
+/** Withdraws, in the change's transaction, the open invitations a member sent that their new role could not send. */
+function withdrawInvitationsBeyond(trx: Parameters<typeof createInvitationsRepository>[0], clock: OrganizationsDeps['clock'], orgId: string, userId: string, role: OrgRole | null): Promise<string[]> {
+  return createInvitationsRepository(trx).revokeSentBy(orgId, userId, ORG_ROLES.filter((invited) => !mayInvite(role, invited)), isoTime(clock.now()));
+}
 
 /**
  * The rules every change to a member obeys: owners alone make owners and change owners; an
@@ -56,7 +63,11 @@ export function createMembersService(deps: OrganizationsDeps) {
         await assertMayChange(orgs, orgId, { userId, role: current.role }, role);
         if (role === 'owner' || current.role === 'owner') assertRole(actorRole, 'owner', 'Making an owner or changing an owner\'s role');
         await orgs.setRole(orgId, userId, role);
-        await recordAudit(trx, clock, { orgId, actor, client: actor.client, action: 'member.role_changed', targetId: userId, detail: { from: current.role, to: role } });
+        const withdrawn = await withdrawInvitationsBeyond(trx, clock, orgId, userId, role);
+        await recordAudit(trx, clock, {
+          orgId, actor, client: actor.client, action: 'member.role_changed', targetId: userId,
+          detail: { from: current.role, to: role, ...(withdrawn.length > 0 ? { invitations_withdrawn: withdrawn } : {}) },
+        });
         const recorded = await recordEvent(trx, clock, { orgId, type: 'organization.member.updated', data: { organization_id: orgId, user_id: userId, role } });
         return { member: { ...current, role }, recorded };
       });
@@ -89,9 +100,10 @@ export function createMembersService(deps: OrganizationsDeps) {
         const outcome = keys === 'keep' ? await handOverMemberKeys(trx, orgId, userId, actor.userId) : await revokeMemberKeys(trx, clock, orgId, userId);
         await orgs.removeMember(orgId, userId);
         await releaseMembership(trx, userId);
+        const withdrawn = await withdrawInvitationsBeyond(trx, clock, orgId, userId, null);
         await recordAudit(trx, clock, {
           orgId, actor, client: actor.client, action: leaving ? 'member.left' : 'member.removed', targetId: userId,
-          detail: { role: current.role, api_keys: keys === 'keep' ? 'kept' : 'revoked', api_key_ids: outcome.ids },
+          detail: { role: current.role, api_keys: keys === 'keep' ? 'kept' : 'revoked', api_key_ids: outcome.ids, ...(withdrawn.length > 0 ? { invitations_withdrawn: withdrawn } : {}) },
         });
         const recorded: RecordedEvent[] = [await recordEvent(trx, clock, { orgId, type: 'organization.member.removed', data: { organization_id: orgId, user_id: userId, role: current.role } })];
         if (keys === 'revoke' && outcome.ids.length > 0) recorded.push(await recordEvent(trx, clock, { orgId, type: 'api_key.revoked', data: { ids: outcome.ids } }));

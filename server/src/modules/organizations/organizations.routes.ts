@@ -20,7 +20,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   const config = CONFIG;
 
   app.post('/organizations', {
-    config: { ...config, idempotent: true, locationHeader: true },
+    config: { ...config, idempotent: true, locationHeader: true, stepUp: 'never' },
     schema: {
       tags, operationId: 'createOrganization', summary: 'Create an organization; you are its owner (at most 100 organizations per account)',
       body: OrganizationNameBody, response: { 201: Type.Ref('Organization'), ...problemResponses([400, 413, 415, 422]) },
@@ -49,7 +49,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.patch('/organizations/:id', {
-    config,
+    config: { ...config, stepUp: 'never', role: 'admin' },
     schema: {
       tags, operationId: 'updateOrganization', summary: 'Rename the organization (admin or owner)',
       params: OrgParams, body: OrganizationNameBody, response: { 200: Type.Ref('Organization'), ...problemResponses([400, 403, 404, 413, 415]) },
@@ -60,7 +60,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.delete('/organizations/:id', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always', role: 'owner' },
     schema: {
       tags, operationId: 'deleteOrganization', summary: 'Delete the organization with everything it owns; its API keys stop working at once (owner; not a personal organization)',
       params: OrgParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([403, 404, 409]) },
@@ -71,7 +71,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.get('/organizations/:id/audit-log', {
-    config,
+    config: { ...config, role: 'admin' },
     schema: {
       tags, operationId: 'listOrganizationAuditLog', summary: 'Who did what in the organization, from where, newest first (admin or owner)',
       params: OrgParams, querystring: ListQuery, response: { 200: listOf(Type.Ref('AuditEvent')), ...problemResponses([400, 403, 404]) },

@@ -16,7 +16,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
 
   app.post('/users/me/passkeys/options', {
     // A passkey signs in by itself: adding one is as sensitive as a new password.
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'passkeyRegistrationOptions', summary: 'Start adding a passkey: options for navigator.credentials.create()',
       description: 'Needs the password, and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.',
@@ -25,7 +25,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
   }, async (request) => passkeys.registrationOptions(requireAccount(request), requireAuth(request).sessionId!, request.body.password));
 
   app.post('/users/me/passkeys', {
-    config: { ...config, locationHeader: true },
+    config: { ...config, stepUp: 'always', locationHeader: true }, // the finish of what the options step began: the window may have closed between
     schema: {
       tags, operationId: 'addPasskey', summary: "Finish adding a passkey with the authenticator's answer",
       body: AddPasskeyBody, response: { 201: Type.Ref('Passkey'), ...problemResponses([400, 409, 413, 415, 422]) },
@@ -45,7 +45,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
   }, async (request) => ({ data: await passkeys.list(requireAuth(request).userId), next_cursor: null }));
 
   app.patch('/users/me/passkeys/:id', {
-    config,
+    config: { ...config, stepUp: 'never' },
     schema: {
       tags, operationId: 'renamePasskey', summary: 'Rename a passkey',
       params: IdParams, body: RenamePasskeyBody, response: { 200: Type.Ref('Passkey'), ...problemResponses([400, 404, 413, 415]) },
@@ -53,7 +53,7 @@ export const passkeysRoutes: FastifyPluginAsyncTypebox<{ passkeys: PasskeysServi
   }, async (request) => passkeys.rename(requireAuth(request).userId, request.params.id, request.body.name));
 
   app.delete('/users/me/passkeys/:id', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'removePasskey', summary: 'Remove a passkey', params: IdParams,
       response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses([404]) },

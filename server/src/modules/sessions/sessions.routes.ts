@@ -40,7 +40,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   });
 
   app.delete('/sessions/:id', {
-    config: { auth: 'session', budget: 'exempt' },
+    config: { auth: 'session', budget: 'exempt', stepUp: 'never' }, // revoking only takes access away
     schema: {
       tags, operationId: 'revokeSession', summary: 'Revoke a session; its tokens stop working at once',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),

@@ -33,12 +33,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { users,
   }, (request) => presentMe(requireAccount(request), requireOrganization(request)));
 
   app.patch('/users/me', {
-    config: { ...config, organizationScoped: true },
+    config: { ...config, organizationScoped: true, stepUp: 'never' },
     schema: { tags, operationId: 'updateMe', summary: 'Change the display name', body: UpdateMeBody, response: { 200: Type.Ref('Me'), ...problemResponses([400, 413, 415]) } },
   }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body), requireOrganization(request)));
 
   app.delete('/users/me', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     // An account without a password sends no body (a recent sign-in confirms it): read as `{}`.
     preValidation: (request, _reply, done) => {
       request.body ??= {};
@@ -58,7 +58,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { users,
   });
 
   app.post('/users/me/email', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'changeEmail', summary: 'Change the sign-in email address (confirmed from a link mailed to the new one)',
       description: 'Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; '
@@ -87,7 +87,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { users,
   });
 
   app.post('/users/me/password', {
-    config: { ...config, stepUp: true },
+    config: { ...config, stepUp: 'always' },
     schema: {
       tags, operationId: 'changePassword', summary: 'Change the password; signs out every other session',
       body: ChangePasswordBody, response: { 204: Type.Null({ description: 'Changed' }), ...problemResponses([400, 413, 415]) },

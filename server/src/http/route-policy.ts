@@ -1,0 +1,147 @@
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError } from '../core/errors.js';
+import { insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../core/roles.js';
+import { isServiceScope } from '../core/scopes.js';
+import type { AuthRequirement, BudgetMode } from './auth-context.js';
+import { isId } from '../core/ids.js';
+import { addResponses } from './route-hooks.js';
+import { problemResponses } from './schemas.js';
+
+/**
+ * When a session must have proved its second factor recently (MFA_STEP_UP_SECONDS) before the
+ * route runs, on an account that has one:
+ * - 'always': the operation grants power (adds a way in, changes who may act, creates, rolls or
+ *   widens a credential, changes the address or password, deletes);
+ * - 'granting-role': when the body's `role` is admin or owner (an invitation);
+ * - 'never': it grants nothing a stolen access token could turn against the owner (renaming,
+ *   revoking, signing out: the owner fighting a thief must be able to do these with what they have).
+ */
+export type StepUpClass = 'always' | 'granting-role' | 'never';
+
+/**
+ * How a route under /api-keys/{id} treats the key it acts on:
+ * - 'holding-its-scopes': the caller must be able to hold every scope the key holds now (its
+ *   organization role allows the platform scopes; service scopes only a service administrator),
+ *   so no one takes over, through a roll or an update, a key stronger than themselves;
+ * - 'revoking': taking a key's power away needs no more than the role the service checks (an
+ *   admin must be able to stop a leaked key of anyone in the organization);
+ * - 'reading': reads what every member sees (never a secret).
+ */
+export type KeyAccess = 'holding-its-scopes' | 'revoking' | 'reading';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** See StepUpClass. Required on every 'session' or 'admin' route that is not a GET. */
+    stepUp?: StepUpClass;
+    /** See KeyAccess. Required on every route whose path names one API key. */
+    key?: KeyAccess;
+    /**
+     * The least organization role the operation needs, where the route says it itself (routes
+     * with a platform scope need the role that allows the scope). Organization routes check it
+     * inside their transaction, under the organization's lock; the document shows it.
+     */
+    role?: OrgRole;
+  }
+}
+
+/** Everything a route demands, as one value: the reading of its config that every step uses. */
+export interface RoutePolicy {
+  /** Who may call it: undefined for a public route. */
+  auth: AuthRequirement | undefined;
+  /** Whether an API key may call it at all (access tokens only for account management). */
+  apiKeys: boolean;
+  /** The least organization role (declared, or the one the scope needs). */
+  role: OrgRole | undefined;
+  stepUp: StepUpClass;
+  key: KeyAccess | undefined;
+  /** Service scopes work only while the credential's owner is a service administrator. */
+  serviceScope: boolean;
+  budget: BudgetMode;
+  /** The organization comes from Gatehouse-Organization (or an API key's own). */
+  organizationScoped: boolean;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function routePolicy(config: FastifyContextConfig | undefined): RoutePolicy {
+  const auth = config?.auth;
+  const account = auth === 'session' || auth === 'admin';
+  const scope = auth !== undefined && !account && auth !== 'any' ? auth : undefined;
+  return {
+    auth,
+    apiKeys: auth !== undefined && !account,
+    role: config?.role ?? (scope !== undefined && !isServiceScope(scope) ? roleForScope(scope) : undefined),
+    stepUp: config?.stepUp ?? 'never',
+    key: config?.key,
+    serviceScope: scope !== undefined && isServiceScope(scope),
+    budget: config?.budget ?? 'spend',
+    organizationScoped: auth !== undefined && (!account || config?.organizationScoped === true),
+  };
+}
+
+/**
+ * Refuses, when the app is built, a route whose declaration leaves a rule to chance: so a new
+ * route cannot forget what its siblings demand.
+ */
+function assertDeclared(route: RouteOptions): void {
+  const where = `${[route.method].flat().join(',')} ${route.url}`;
+  const config = route.config;
+  const account = config?.auth === 'session' || config?.auth === 'admin';
+  const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
+  if (config?.stepUp !== undefined && !account) throw new Error(`${where}: stepUp needs auth: 'session' or 'admin' (API keys have no second factor)`);
+  if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role' or 'never'): does it grant power?`);
+  if (/\/api-keys\/:id(\/|$)/.test(route.url) && config?.key === undefined) throw new Error(`${where}: declare config.key: how it treats the key it acts on`);
+}
+
+/** 403 for a caller who may not hold every scope of the key they act on. */
+function assertMayHoldKey(scopes: readonly string[], serviceRole: string, orgRole: OrgRole): void {
+  if (serviceRole !== 'admin' && scopes.some(isServiceScope)) {
+    throw new AppError('forbidden', 'This key is a service key (credentials:verify): only a service administrator may change or roll it.');
+  }
+  const beyond = scopes.find((scope) => !isServiceScope(scope) && !ROLE_SCOPES[orgRole].has(scope));
+  if (beyond !== undefined) throw insufficientRole(roleForScope(beyond), orgRole, `Acting on a key with the ${beyond} scope`);
+}
+
+export interface RoutePolicyDeps {
+  /** Checks a session's recent second factor; throws mfa_required (the mfa module implements it). */
+  requireRecentFactor(userId: string, sessionId: string): Promise<void>;
+  /** The scopes a live key of the organization holds now; undefined when there is none (the route answers 404). */
+  keyScopes(orgId: string, keyId: string): Promise<readonly string[] | undefined>;
+}
+
+const GRANTED_ROLES = new Set(['admin', 'owner']);
+
+/**
+ * The one step that enforces what the authenticate step cannot (it runs before the body is
+ * read): step-up and the key's scopes, first among the preHandlers (before an idempotency claim,
+ * so a refused request leaves no claim behind). Register after idempotency.
+ */
+export function registerRoutePolicy(app: FastifyInstance, deps: RoutePolicyDeps): void {
+  // The authenticate step (onRequest) set the caller on every route these checks are put on.
+  const stepUp = async (request: FastifyRequest) => {
+    await deps.requireRecentFactor(request.auth!.userId, request.auth!.sessionId!);
+  };
+  const holdsKey = async (request: FastifyRequest) => {
+    const { id } = request.params as { id: string };
+    if (!isId('apiKey', id)) return; // the route answers 404
+    const { org, role } = request.organization!;
+    const scopes = await deps.keyScopes(org.id, id);
+    if (scopes !== undefined) assertMayHoldKey(scopes, request.account!.role, role);
+  };
+  app.addHook('onRoute', (route: RouteOptions) => {
+    assertDeclared(route);
+    const policy = routePolicy(route.config);
+    const checks: ((request: FastifyRequest) => Promise<void>)[] = [];
+    if (policy.stepUp === 'always') checks.push(stepUp);
+    if (policy.stepUp === 'granting-role') {
+      checks.push(async (request) => {
+        const role = (request.body as { role?: unknown } | undefined)?.role;
+        if (typeof role === 'string' && GRANTED_ROLES.has(role)) await stepUp(request);
+      });
+    }
+    if (policy.key === 'holding-its-scopes') checks.push(holdsKey);
+    if (checks.length === 0) return;
+    route.preHandler = [...checks, ...(route.preHandler ? [route.preHandler].flat() : [])];
+    addResponses(route, problemResponses([403]));
+  });
+}
