@@ -329,6 +329,31 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(log.data.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['identity_linked', 'sign_in']));
   });
 
+  it('a provider address obeys the rules of registration: a look-alike that lower-cases to ASCII (KELVIN SIGN) is no address', async () => {
+    const owners = uniqueEmail().replace(/^user/, 'kuser');
+    const lookAlike = `\u212A${owners.slice(1)}`;
+    expect(lookAlike.toLowerCase()).toBe(owners);
+    const attacker = await providerSignIn(person({ email: lookAlike }).id);
+    const refused = await exchange(attacker.code, attacker.verifier);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('email_not_verified');
+    // The real owner of the ASCII address still registers it.
+    const registered = await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email: owners, password: STRONG_PASSWORD, name: 'Owner' } });
+    expect(registered.statusCode, registered.body).toBe(201);
+  });
+
+  it('links by email only to an account whose stored address is the same address (not one folded onto it)', async () => {
+    // An account stored before provider addresses were checked: a look-alike address folded to ASCII.
+    const owners = uniqueEmail().replace(/^user/, 'kuser');
+    const squatted = await t.signUp();
+    await sql`update users set email = ${`\u212A${owners.slice(1)}`}, email_normalized = ${owners}, email_verified = 1 where id = ${squatted.id}`.execute(t.deps.database.db);
+    // The owner's first sign-in through a trusted provider must not land in it.
+    const owner = await providerSignIn(person({ email: owners }).id);
+    const res = await exchange(owner.code, owner.verifier);
+    expect(res.json().code).toBe('email_taken');
+    expect(await t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', squatted.id).execute()).toEqual([]);
+  });
+
   it('links from settings with the password, refuses another account, and never unlinks the last way in', async () => {
     const user = await t.signUp();
     await t.confirmEmail(user.id);

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { ClientInfo } from '../../core/client-info.js';
+import { isEmailAddress, normalizeEmail } from '../../core/email-address.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { NAME_MAX } from '../../core/names.js';
@@ -27,13 +28,9 @@ export const FLOW_TTL_S = 600;
 /** How long the app has to redeem the one-time code it was sent back with. */
 export const CODE_TTL_S = 120;
 const CODE_PREFIX = 'gthc_';
-/** users.email's column; an address longer than this is no address. */
-const EMAIL_MAX = 254;
 const SUBJECT_MAX = 255;
 const CONTROL = /[\p{Cc}\p{Cf}]/u;
 const withoutControl = (text: string) => text.replace(/[\p{Cc}\p{Cf}]/gu, '');
-/** One @, something on both sides, nothing a mail system would not route. */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface IdentitiesServiceDeps {
   repo: IdentitiesRepository;
@@ -149,9 +146,11 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     const existing = await deps.users.findByEmail(code.email);
     if (existing) {
       // Linked by email only where both sides verified the address, the provider is trusted to
-      // (link_by_email), the address is plain ASCII (no look-alike folding into another), and the
-      // account is no admin's: anything else is linked from that account's settings.
-      const linkable = existing.email_verified === 1 && provider(code.provider).linkByEmail && /^[\x21-\x7e]+$/.test(code.email) && existing.role !== 'admin' && existing.disabled !== 1;
+      // (link_by_email), the account's stored address is this very address (a row stored before
+      // addresses were checked may hold a look-alike folded onto it), and the account is no
+      // admin's: anything else is linked from that account's settings.
+      const sameAddress = isEmailAddress(existing.email) && normalizeEmail(existing.email) === normalizeEmail(code.email);
+      const linkable = existing.email_verified === 1 && provider(code.provider).linkByEmail && sameAddress && existing.role !== 'admin' && existing.disabled !== 1;
       if (!linkable) {
         throw new AppError('email_taken', `An account with this email exists already. To sign in to it with ${name}, log in to it and link ${name} in Settings → Security.`);
       }
@@ -234,8 +233,9 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       }
       const code = newOpaqueToken(CODE_PREFIX);
       const createdMs = clock.now();
+      // The address obeys registration's rule (plain ASCII, no look-alike folding onto another).
       const address = claims.email?.trim() ?? '';
-      const email = address.length <= EMAIL_MAX && EMAIL_SHAPE.test(address) && !CONTROL.test(address) ? address : null;
+      const email = isEmailAddress(address) ? address : null;
       await repo.insertCode({
         code_hash: sha256Hex(code), provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
         name: claims.name ? [...withoutControl(claims.name)].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
