@@ -225,6 +225,8 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword, confirmOwner: users.confirmOwner,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.committed,
       notify: accountEmail.notifySecurityChange, restoreAccount,
+      // Late-bound: the identities service asks the mfa service for challenges.
+      linkPending: (user, pending, client) => identities.linkPending(user, pending, client),
     });
     const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({

@@ -131,13 +131,13 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
    * account with that verified email (linked now); else a new account. Never by an unverified
    * email on either side: that would hand an account to whoever registered the address first.
    */
-  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<UserRow> {
+  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<{ user: UserRow; link?: IdentityRow }> {
     const linked = await repo.find(code.provider, code.subject);
     if (linked) {
       await repo.recordUse(linked.id, code.email, now());
       const user = await deps.users.findById(linked.user_id);
       if (!user) throw new AppError('invalid_token', 'The account behind this sign-in no longer exists.');
-      return user;
+      return { user };
     }
     const name = provider(code.provider).name;
     if (!code.email || code.email_verified !== 1) {
@@ -154,13 +154,8 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       if (!linkable) {
         throw new AppError('email_taken', `An account with this email exists already. To sign in to it with ${name}, log in to it and link ${name} in Settings → Security.`);
       }
-      const row = newIdentity(existing.id, code);
-      const recorded = await repo.db.transaction().execute(async (trx) => {
-        await createIdentitiesRepository(trx).insert(row);
-        return publish(trx, existing.id, 'user.identity.linked', row);
-      });
-      await afterLink(existing, row, client, recorded);
-      return existing;
+      // Linked by the caller once the sign-in is complete (after the second factor, if any).
+      return { user: existing, link: newIdentity(existing.id, code) };
     }
     const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: true, nowIso: now() });
     const row = newIdentity(user.id, code);
@@ -171,7 +166,22 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     });
     deps.onEvent?.(recorded);
     await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
-    return user;
+    return { user };
+  }
+
+  /** Links an identity found by email, with its event, log line and mail; a racing sign-in that linked it first wins. */
+  async function linkByEmail(user: UserRow, row: IdentityRow, client: ClientInfo): Promise<void> {
+    let recorded: RecordedEvent;
+    try {
+      recorded = await repo.db.transaction().execute(async (trx) => {
+        await createIdentitiesRepository(trx).insert(row);
+        return publish(trx, user.id, 'user.identity.linked', row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+    await afterLink(user, row, client, recorded);
   }
 
   return {
@@ -247,16 +257,20 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     /** Step 3 (signing in): the code and the app's verifier → tokens, or the second-factor challenge. */
     async signIn(input: { code: string; code_verifier: string }, client: ClientInfo): Promise<TokenResponse> {
       const code = await redeemCode(input);
-      let user: UserRow;
+      let found: Awaited<ReturnType<typeof accountFor>>;
       try {
-        user = await accountFor(code, client);
+        found = await accountFor(code, client);
       } catch (error) {
         // Two first sign-ins of one person raced: the other made the account; this one uses it.
         if (!isUniqueViolation(error)) throw error;
-        user = await accountFor(code, client);
+        found = await accountFor(code, client);
       }
+      const { user, link } = found;
       assertMaySignIn(user, deps.requireEmailVerification);
-      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc']);
+      // A new way in is added only with the whole sign-in: behind a second factor, the identity
+      // waits on the challenge's row and is linked (and the owner mailed) when the factor is proved.
+      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc'], link ? { pendingLink: JSON.stringify(link) } : {});
+      if (link) await linkByEmail(user, link, client);
       await deps.restoreAccount(user, client);
       const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
       await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });
@@ -288,6 +302,13 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       });
       await afterLink(user, row, client, recorded);
       return presentIdentity(row, providers);
+    },
+
+    /** The second factor was proved for a sign-in that held back its link (mfa.service.ts `completeLogin`). */
+    async linkPending(user: UserRow, pending: string, client: ClientInfo): Promise<void> {
+      const row = JSON.parse(pending) as IdentityRow;
+      if (row.user_id !== user.id) return;
+      await linkByEmail(user, { ...row, last_used_at: now() }, client);
     },
 
     /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */

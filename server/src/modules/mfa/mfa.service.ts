@@ -60,6 +60,8 @@ export interface MfaServiceDeps {
   notify?: (user: { email: string; name: string }, change: string) => void;
   /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
   restoreAccount: RestoreOnSignIn;
+  /** Adds the way in a challenge held back until the factor was proved (identities.service.ts `linkPending`). */
+  linkPending?: (user: UserRow, pending: string, client: ClientInfo) => Promise<void>;
 }
 
 export function createMfaService(deps: MfaServiceDeps) {
@@ -251,12 +253,16 @@ export function createMfaService(deps: MfaServiceDeps) {
 
     /**
      * After a correct first step (the password, or a provider's sign-in: `amr`) on an account with
-     * a factor: the 403 that asks for it, with a one-time token.
+     * a factor: the 403 that asks for it, with a one-time token. `pendingLink`: a provider
+     * identity to link when the factor is proved (kept on the challenge's row, never before).
      */
-    async challenge(userId: string, amr: readonly string[] = ['pwd']): Promise<AppError> {
+    async challenge(userId: string, amr: readonly string[] = ['pwd'], options: { pendingLink?: string } = {}): Promise<AppError> {
       const token = newOpaqueToken(MFA_TOKEN_PREFIX);
       const createdMs = clock.now();
-      await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, amr: amr.join(' '), created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000) });
+      await repo.insertChallenge({
+        token_hash: sha256Hex(token), user_id: userId, amr: amr.join(' '), created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000),
+        pending_link: options.pendingLink ?? null,
+      });
       const first = amr.includes('pwd') ? 'The password was right' : 'The sign-in was right';
       return new AppError('mfa_required', `${first}; now enter a code from the authenticator app, or a recovery code.`, {
         mfa_token: token, methods: [...MFA_METHODS], expires_in: MFA_CHALLENGE_TTL_S,
@@ -287,6 +293,8 @@ export function createMfaService(deps: MfaServiceDeps) {
         await repo.releaseChallenge(hash);
         throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
       }
+      // A way in the first step would have added (a provider linked by email) is added only now.
+      if (challenge.pending_link !== null) await deps.linkPending?.(user, challenge.pending_link, client);
       await deps.restoreAccount(user, client);
       // A recovery code is a one-time password too (RFC 8176 `otp`).
       const tokens = await sessions.start(user.id, client, { amr: [...challenge.amr.split(' '), 'otp'], factorProved: true });
