@@ -203,6 +203,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
       users: usersRepository, sessions, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
+      securityLog,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const emailTokens = createEmailTokens({ db: database.db, clock });

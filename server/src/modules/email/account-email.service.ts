@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import { logRemovedWaysIn, removeUnprovenWaysIn } from '../accounts/unproven-address.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
@@ -136,14 +137,19 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       // Check the password before spending the token, so a refused password leaves the link usable.
       assertPasswordAcceptable(password, '/password');
       const hash = await deps.hasher.hash(password);
-      const { user, keys } = await db.transaction().execute(async (trx) => {
+      const { user, keys, unproven } = await db.transaction().execute(async (trx) => {
         const { userId } = await tokens.consume(trx, token, ['reset_password']);
         const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
         await trx.updateTable('users').set({ password_hash: hash, email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
-        return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined };
+        // The link proves the inbox only now: whatever ways in the account had before (a provider
+        // that claimed the address, a passkey) were not its owner's to add, and go (issue 31).
+        const unproven = row.email_verified !== 1 ? await removeUnprovenWaysIn(trx, clock, userId) : undefined;
+        return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined, unproven };
       });
+      for (const recorded of unproven?.recorded ?? []) deps.onEvent?.(recorded);
+      if (unproven) await logRemovedWaysIn(deps.securityLog, user.id, unproven, client);
       await keys?.announce();
       await deps.sessions.revokeAll(user.id, 'password_reset');
       await deps.accounts.changed(user.id);

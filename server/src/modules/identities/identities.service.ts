@@ -157,7 +157,10 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       // Linked by the caller once the sign-in is complete (after the second factor, if any).
       return { user: existing, link: newIdentity(existing.id, code) };
     }
-    const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: true, nowIso: now() });
+    // A provider not trusted for addresses (link_by_email false: its users set their own) proves
+    // none: the account holds it unconfirmed, and its owner's registration or mailed reset takes
+    // it back (accounts/unproven-address.ts).
+    const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: provider(code.provider).linkByEmail, nowIso: now() });
     const row = newIdentity(user.id, code);
     const recorded = await repo.db.transaction().execute(async (trx) => {
       await createUsersRepository(trx).insert(user);
