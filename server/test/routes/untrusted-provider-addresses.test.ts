@@ -77,6 +77,16 @@ describe(`addresses from a provider not trusted for them (${dialect})`, () => {
     expect(decodeJwt((await t.login(victim, STRONG_PASSWORD)).access_token).sub).toBe(registered.json().id);
   });
 
+  it("the claimant cannot have the verification link mailed to the address's owner (one click would confirm the claim)", async () => {
+    const victim = uniqueEmail();
+    const made = await providerSignIn(claimant(victim));
+    const resend = await t.request({ method: 'POST', url: '/v1/users/me/email/verification', headers: bearer(made.json().access_token) });
+    expect(resend.statusCode).toBe(409);
+    expect(resend.json().detail).toContain('Forgot password');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(inbox.mails.filter((m) => m.to === victim)).toEqual([]);
+  });
+
   it('a password reset that proves the inbox removes the ways in added before the address was proven, and logs it', async () => {
     const victim = uniqueEmail();
     const attacker = claimant(victim);
