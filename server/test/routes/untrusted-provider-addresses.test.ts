@@ -93,6 +93,11 @@ describe(`addresses from a provider not trusted for them (${dialect})`, () => {
     const made = await providerSignIn(attacker);
     expect(made.statusCode, made.body).toBe(200);
     const accountId = decodeJwt(made.json().access_token).sub!;
+    // A passkey from before the address was proven (an account stored before unconfirmed accounts were kept from adding one).
+    await t.deps.database.db.insertInto('passkeys').values({
+      id: `pky_${randomBytes(8).toString('hex')}`, user_id: accountId, credential_id: randomBytes(16).toString('base64url'), public_key: 'AQID',
+      counter: 0, transports: 'internal', device_type: 'singleDevice', backed_up: 0, name: "Claimant's key", created_at: new Date().toISOString(), last_used_at: null,
+    }).execute();
 
     // The victim takes "their" account back through the mailed link instead of registering.
     expect((await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: victim } })).statusCode).toBe(202);
@@ -105,11 +110,13 @@ describe(`addresses from a provider not trusted for them (${dialect})`, () => {
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('email_taken');
     expect(await t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', accountId).execute()).toEqual([]);
+    expect(await t.deps.database.db.selectFrom('passkeys').select('id').where('user_id', '=', accountId).execute()).toEqual([]);
     // The owner reads why in the security log.
     const owner = await t.login(victim, NEW_PASSWORD);
     const log = (await t.request({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(owner.access_token) })).json();
     expect(log.data).toEqual(expect.arrayContaining([
       expect.objectContaining({ type: 'identity_unlinked', detail: expect.objectContaining({ provider: 'tenant-idp', reason: 'address_proven_by_reset' }) }),
+      expect.objectContaining({ type: 'passkey_removed', detail: expect.objectContaining({ name: "Claimant's key", reason: 'address_proven_by_reset' }) }),
     ]));
   });
 });
