@@ -128,7 +128,8 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
 
   /**
    * The account a provider's sign-in stands for: the one the identity is linked to; else the
-   * account with that verified email (linked now); else a new account. Never by an unverified
+   * account with that verified email (`link`: the caller links it once the sign-in is complete,
+   * after the second factor if the account has one); else a new account. Never by an unverified
    * email on either side: that would hand an account to whoever registered the address first.
    */
   async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<{ user: UserRow; link?: IdentityRow }> {
