@@ -203,6 +203,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
       users: usersRepository, sessions, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
+      securityLog,
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const emailTokens = createEmailTokens({ db: database.db, clock });
@@ -225,6 +226,8 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       repo: createMfaRepository(database.db), users: usersRepository, sessions, attempts, securityLog, clock, secret: config.secret, confirmPassword: users.confirmPassword, confirmOwner: users.confirmOwner,
       maxFailures: config.loginMaxFailures, stepUpSeconds: config.mfa.stepUpSeconds, totpIssuer: config.mfa.totpIssuer, onEvent: events.committed,
       notify: accountEmail.notifySecurityChange, restoreAccount,
+      // Late-bound: the identities service asks the mfa service for challenges.
+      linkPending: (user, pending, client) => identities.linkPending(user, pending, client),
     });
     const passkeysRepository = createPasskeysRepository(database.db);
     const passkeys = createPasskeysService({

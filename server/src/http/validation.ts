@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isEmailAddress } from '../core/email-address.js';
 import type { FieldError } from '../core/errors.js';
 
 /**
@@ -9,7 +10,9 @@ import type { FieldError } from '../core/errors.js';
  */
 function createAjv(options: Options) {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...options });
-  addFormats.default(ajv, ['email', 'uri', 'date-time', 'uuid']);
+  addFormats.default(ajv, ['uri', 'date-time', 'uuid']);
+  // The same rule a provider's address obeys (core/email-address.ts).
+  ajv.addFormat('email', isEmailAddress);
   // Registered as known keywords so OpenAPI-only annotations do not trip the compiler.
   ajv.addKeyword({ keyword: 'example' });
   return ajv;

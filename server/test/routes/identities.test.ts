@@ -329,6 +329,31 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(log.data.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['identity_linked', 'sign_in']));
   });
 
+  it('a provider address obeys the rules of registration: a look-alike that lower-cases to ASCII (KELVIN SIGN) is no address', async () => {
+    const owners = uniqueEmail().replace(/^user/, 'kuser');
+    const lookAlike = `\u212A${owners.slice(1)}`;
+    expect(lookAlike.toLowerCase()).toBe(owners);
+    const attacker = await providerSignIn(person({ email: lookAlike }).id);
+    const refused = await exchange(attacker.code, attacker.verifier);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('email_not_verified');
+    // The real owner of the ASCII address still registers it.
+    const registered = await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email: owners, password: STRONG_PASSWORD, name: 'Owner' } });
+    expect(registered.statusCode, registered.body).toBe(201);
+  });
+
+  it('links by email only to an account whose stored address is the same address (not one folded onto it)', async () => {
+    // An account stored before provider addresses were checked: a look-alike address folded to ASCII.
+    const owners = uniqueEmail().replace(/^user/, 'kuser');
+    const squatted = await t.signUp();
+    await sql`update users set email = ${`\u212A${owners.slice(1)}`}, email_normalized = ${owners}, email_verified = 1 where id = ${squatted.id}`.execute(t.deps.database.db);
+    // The owner's first sign-in through a trusted provider must not land in it.
+    const owner = await providerSignIn(person({ email: owners }).id);
+    const res = await exchange(owner.code, owner.verifier);
+    expect(res.json().code).toBe('email_taken');
+    expect(await t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', squatted.id).execute()).toEqual([]);
+  });
+
   it('links from settings with the password, refuses another account, and never unlinks the last way in', async () => {
     const user = await t.signUp();
     await t.confirmEmail(user.id);
@@ -363,6 +388,38 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(last.statusCode).toBe(409);
     const events = await t.deps.database.db.selectFrom('events').select('type').where('org_id', '=', await t.personalOrgId(user.id)).execute();
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['user.identity.linked', 'user.identity.unlinked']));
+  });
+
+  it('links by email to an account with TOTP only once the second factor is proved (stored and mailed then, not at the 403)', async () => {
+    const owner = await t.signUp();
+    await t.confirmEmail(owner.id);
+    const enrol = await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(owner.tokens.access_token), payload: { password: owner.password } });
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.json().secret) });
+    const code = () => totp.generate({ timestamp: t.clock.now() });
+    expect((await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(owner.tokens.access_token), payload: { code: code() } })).statusCode).toBe(200);
+    t.clock.advance(30_000);
+    const linkedIdentities = () => t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', owner.id).execute();
+    const linkMails = () => t.logs.filter((line) => line.includes(owner.email) && line.includes('was linked'));
+
+    const signIn = await providerSignIn(person({ email: owner.email }).id);
+    const challenged = await exchange(signIn.code, signIn.verifier);
+    expect(challenged.statusCode).toBe(403);
+    expect(challenged.json().code).toBe('mfa_required');
+    // No way in was added without the factor, and the owner was told of nothing that did not happen.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await linkedIdentities()).toEqual([]);
+    expect(linkMails()).toEqual([]);
+    const wrong = await t.request({ method: 'POST', url: '/v1/auth/mfa/verify', payload: { mfa_token: challenged.json().mfa_token, code: '000000' } });
+    expect(wrong.statusCode).toBe(401);
+    expect(await linkedIdentities()).toEqual([]);
+
+    const verified = await t.request({ method: 'POST', url: '/v1/auth/mfa/verify', payload: { mfa_token: challenged.json().mfa_token, code: code() } });
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(decodeJwt(verified.json().access_token)).toMatchObject({ sub: owner.id, amr: ['oidc', 'otp'] });
+    expect(await linkedIdentities()).toHaveLength(1);
+    await expect.poll(() => linkMails().length).toBe(1);
+    const log = (await t.request({ method: 'GET', url: '/v1/users/me/security-events', headers: bearer(verified.json().access_token) })).json();
+    expect(log.data.map((e: { type: string }) => e.type)).toContain('identity_linked');
   });
 
   it('asks for the second factor after a provider sign-in when TOTP is on (amr oidc otp)', async () => {

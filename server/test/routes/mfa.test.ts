@@ -244,6 +244,35 @@ describe(`second factors (${dialect})`, () => {
     expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('a pending enrolment\'s first code is throttled like the other code checks, counted before the check', async () => {
+    const user = await t.signUp();
+    await t.confirmEmail(user.id);
+    const token = user.tokens.access_token;
+    const enrol = await post('/v1/users/me/mfa/totp', token, { password: user.password });
+    const totp = OTPAuth.URI.parse(enrol.json().otpauth_url) as OTPAuth.TOTP;
+    const right = totp.generate({ timestamp: t.clock.now() });
+    const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0');
+    // A thief guessing at once: no more than LOGIN_MAX_FAILURES (5) guesses reach the check.
+    const guesses = await Promise.all(Array.from({ length: 8 }, () => post('/v1/users/me/mfa/totp/confirm', token, { code: wrong })));
+    expect(guesses.map((g) => g.statusCode).sort()).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
+    const late = await post('/v1/users/me/mfa/totp/confirm', token, { code: right });
+    expect(late.statusCode).toBe(429);
+    expect(late.json().code).toBe('too_many_attempts');
+    expect(late.json().recovery_codes).toBeUndefined();
+  });
+
+  it('wrong step-up codes have their own bucket: a stolen token cannot lock its owner out of signing in', async () => {
+    const user = await userWithTotp();
+    const session = (await post('/v1/auth/mfa/verify', undefined, { mfa_token: await passwordStep(user.email), code: user.code() })).json().access_token;
+    t.clock.advance(30_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post('/v1/users/me/mfa/step-up', session, { code: '000000' })).statusCode);
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    // The owner still signs in with their code.
+    const signedIn = await post('/v1/auth/mfa/verify', undefined, { mfa_token: await passwordStep(user.email), code: user.code() });
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+  });
+
   it('refuses a body with neither or both kinds of code, and a token of another shape', async () => {
     const neither = await post('/v1/auth/mfa/verify', undefined, { mfa_token: 'gthm_x' });
     expect(neither.statusCode).toBe(400);

@@ -296,6 +296,8 @@ export interface MfaChallengesTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** A provider identity to link once the factor is proved (migration 0016; identities.service.ts), as JSON; null for none. */
+  pending_link: string | null;
 }
 
 export interface PasskeysTable {

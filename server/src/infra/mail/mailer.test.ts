@@ -15,4 +15,10 @@ describe('createMailer', () => {
     await createMailer({ mailFrom: 'a@b.test', production: false }, (entry) => logged.push(entry)).send(message);
     expect(logged).toEqual([{ to: message.to, subject: message.subject, text: message.text }]);
   });
+
+  it('sends nothing to a reserved .invalid address (an account that gave up an unproven one)', async () => {
+    const logged: unknown[] = [];
+    await createMailer({ mailFrom: 'a@b.test', production: false }, (entry) => logged.push(entry)).send({ ...message, to: 'usr_1@unclaimed.invalid' });
+    expect(logged).toEqual([]);
+  });
 });

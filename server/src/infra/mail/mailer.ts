@@ -21,9 +21,17 @@ export type MailLog = (entry: { to: string; subject: string; text: string }, msg
  * mailer (and the reset links it writes) to a production log.
  */
 export function createMailer(options: { smtpUrl?: string; mailFrom: string; production: boolean }, log: MailLog): Mailer {
-  if (options.smtpUrl) return createSmtpMailer(options.smtpUrl, options.mailFrom);
+  if (options.smtpUrl) return skippingReserved(createSmtpMailer(options.smtpUrl, options.mailFrom));
   if (options.production) throw new Error('SMTP_URL is required when NODE_ENV=production');
-  return createLogMailer(log);
+  return skippingReserved(createLogMailer(log));
+}
+
+/**
+ * An address under `.invalid` (RFC 2606) routes nowhere: it is what an account holds after giving
+ * up an unproven address (modules/accounts/unproven-address.ts). Nothing is sent to it.
+ */
+function skippingReserved(mailer: Mailer): Mailer {
+  return { send: async (message) => (/\.invalid$/i.test(message.to) ? undefined : mailer.send(message)), close: () => mailer.close() };
 }
 
 /**

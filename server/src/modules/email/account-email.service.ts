@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { AccountCache } from '../accounts/account-cache.js';
+import { holdsUnprovenAddress, logRemovedWaysIn, removeUnprovenWaysIn } from '../accounts/unproven-address.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
@@ -71,6 +72,12 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     async resendVerification(userId: string): Promise<void> {
       const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
+      // An address a provider claimed for this account: a click on a verification link (asked for
+      // by whoever claimed it) would confirm the claim and keep its way in. Only a reset proves it,
+      // removing the ways in that came before (accounts/unproven-address.ts).
+      if (holdsUnprovenAddress(user)) {
+        throw new AppError('conflict', 'This address came from a sign-in provider: confirm it with "Forgot password", which mails a link to set a password, then link the provider again in settings.');
+      }
       const decision = await deps.attempts.take([{ key: `verify-mail:${userId}`, limit: RESEND_PER_HOUR, windowSeconds: 3600 }]);
       if (!decision.allowed) {
         throw tooManyAttempts('Too many verification mails; try again later.', decision.retryAfterSeconds);
@@ -95,9 +102,11 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
             if (found.purpose === 'change_email') emailChange.admit(follower, found.userId);
           });
           if (purpose === 'change_email') return { userId, changed: await emailChange.apply(trx, userId, email) };
-          const user = await trx.selectFrom('users').select(['email_normalized']).where('id', '=', userId).executeTakeFirst();
+          const user = await trx.selectFrom('users').select(['email_normalized', 'email_verified', 'password_hash']).where('id', '=', userId).executeTakeFirst();
           // The link confirms the address it was sent to, not whatever the account holds now.
           if (!user || user.email_normalized !== normalizeEmail(email)) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
+          // Only a reset confirms an address a provider claimed (see resendVerification).
+          if (holdsUnprovenAddress(user)) throw new AppError('invalid_token', 'This address came from a sign-in provider: confirm it with "Forgot password".');
           await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
           return { userId };
         });
@@ -136,14 +145,19 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       // Check the password before spending the token, so a refused password leaves the link usable.
       assertPasswordAcceptable(password, '/password');
       const hash = await deps.hasher.hash(password);
-      const { user, keys } = await db.transaction().execute(async (trx) => {
+      const { user, keys, unproven } = await db.transaction().execute(async (trx) => {
         const { userId } = await tokens.consume(trx, token, ['reset_password']);
         const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
         await trx.updateTable('users').set({ password_hash: hash, email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
-        return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined };
+        // The link proves the inbox only now: whatever ways in the account had before (a provider
+        // that claimed the address, a passkey) were not its owner's to add, and go (issue 31).
+        const unproven = row.email_verified !== 1 ? await removeUnprovenWaysIn(trx, clock, userId) : undefined;
+        return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined, unproven };
       });
+      for (const recorded of unproven?.recorded ?? []) deps.onEvent?.(recorded);
+      if (unproven) await logRemovedWaysIn(deps.securityLog, user.id, unproven, client);
       await keys?.announce();
       await deps.sessions.revokeAll(user.id, 'password_reset');
       await deps.accounts.changed(user.id);

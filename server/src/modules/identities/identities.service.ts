@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { ClientInfo } from '../../core/client-info.js';
+import { isEmailAddress, normalizeEmail } from '../../core/email-address.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { NAME_MAX } from '../../core/names.js';
@@ -27,13 +28,9 @@ export const FLOW_TTL_S = 600;
 /** How long the app has to redeem the one-time code it was sent back with. */
 export const CODE_TTL_S = 120;
 const CODE_PREFIX = 'gthc_';
-/** users.email's column; an address longer than this is no address. */
-const EMAIL_MAX = 254;
 const SUBJECT_MAX = 255;
 const CONTROL = /[\p{Cc}\p{Cf}]/u;
 const withoutControl = (text: string) => text.replace(/[\p{Cc}\p{Cf}]/gu, '');
-/** One @, something on both sides, nothing a mail system would not route. */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface IdentitiesServiceDeps {
   repo: IdentitiesRepository;
@@ -131,16 +128,17 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
 
   /**
    * The account a provider's sign-in stands for: the one the identity is linked to; else the
-   * account with that verified email (linked now); else a new account. Never by an unverified
+   * account with that verified email (`link`: the caller links it once the sign-in is complete,
+   * after the second factor if the account has one); else a new account. Never by an unverified
    * email on either side: that would hand an account to whoever registered the address first.
    */
-  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<UserRow> {
+  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<{ user: UserRow; link?: IdentityRow }> {
     const linked = await repo.find(code.provider, code.subject);
     if (linked) {
       await repo.recordUse(linked.id, code.email, now());
       const user = await deps.users.findById(linked.user_id);
       if (!user) throw new AppError('invalid_token', 'The account behind this sign-in no longer exists.');
-      return user;
+      return { user };
     }
     const name = provider(code.provider).name;
     if (!code.email || code.email_verified !== 1) {
@@ -149,21 +147,21 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     const existing = await deps.users.findByEmail(code.email);
     if (existing) {
       // Linked by email only where both sides verified the address, the provider is trusted to
-      // (link_by_email), the address is plain ASCII (no look-alike folding into another), and the
-      // account is no admin's: anything else is linked from that account's settings.
-      const linkable = existing.email_verified === 1 && provider(code.provider).linkByEmail && /^[\x21-\x7e]+$/.test(code.email) && existing.role !== 'admin' && existing.disabled !== 1;
+      // (link_by_email), the account's stored address is this very address (a row stored before
+      // addresses were checked may hold a look-alike folded onto it), and the account is no
+      // admin's: anything else is linked from that account's settings.
+      const sameAddress = isEmailAddress(existing.email) && normalizeEmail(existing.email) === normalizeEmail(code.email);
+      const linkable = existing.email_verified === 1 && provider(code.provider).linkByEmail && sameAddress && existing.role !== 'admin' && existing.disabled !== 1;
       if (!linkable) {
         throw new AppError('email_taken', `An account with this email exists already. To sign in to it with ${name}, log in to it and link ${name} in Settings → Security.`);
       }
-      const row = newIdentity(existing.id, code);
-      const recorded = await repo.db.transaction().execute(async (trx) => {
-        await createIdentitiesRepository(trx).insert(row);
-        return publish(trx, existing.id, 'user.identity.linked', row);
-      });
-      await afterLink(existing, row, client, recorded);
-      return existing;
+      // Linked by the caller once the sign-in is complete (after the second factor, if any).
+      return { user: existing, link: newIdentity(existing.id, code) };
     }
-    const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: true, nowIso: now() });
+    // A provider not trusted for addresses (link_by_email false: its users set their own) proves
+    // none: the account holds it unconfirmed, and its owner's registration or mailed reset takes
+    // it back (accounts/unproven-address.ts).
+    const user = newUserRow({ id: newId('user'), email: code.email, name: accountName(code, code.email), passwordHash: NO_PASSWORD, emailVerified: provider(code.provider).linkByEmail, nowIso: now() });
     const row = newIdentity(user.id, code);
     const recorded = await repo.db.transaction().execute(async (trx) => {
       await createUsersRepository(trx).insert(user);
@@ -172,7 +170,22 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     });
     deps.onEvent?.(recorded);
     await deps.securityLog.record(user.id, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
-    return user;
+    return { user };
+  }
+
+  /** Links an identity found by email, with its event, log line and mail; a racing sign-in that linked it first wins. */
+  async function linkByEmail(user: UserRow, row: IdentityRow, client: ClientInfo): Promise<void> {
+    let recorded: RecordedEvent;
+    try {
+      recorded = await repo.db.transaction().execute(async (trx) => {
+        await createIdentitiesRepository(trx).insert(row);
+        return publish(trx, user.id, 'user.identity.linked', row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+    await afterLink(user, row, client, recorded);
   }
 
   return {
@@ -234,8 +247,9 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       }
       const code = newOpaqueToken(CODE_PREFIX);
       const createdMs = clock.now();
+      // The address obeys registration's rule (plain ASCII, no look-alike folding onto another).
       const address = claims.email?.trim() ?? '';
-      const email = address.length <= EMAIL_MAX && EMAIL_SHAPE.test(address) && !CONTROL.test(address) ? address : null;
+      const email = isEmailAddress(address) ? address : null;
       await repo.insertCode({
         code_hash: sha256Hex(code), provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
         name: claims.name ? [...withoutControl(claims.name)].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
@@ -247,16 +261,20 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     /** Step 3 (signing in): the code and the app's verifier → tokens, or the second-factor challenge. */
     async signIn(input: { code: string; code_verifier: string }, client: ClientInfo): Promise<TokenResponse> {
       const code = await redeemCode(input);
-      let user: UserRow;
+      let found: Awaited<ReturnType<typeof accountFor>>;
       try {
-        user = await accountFor(code, client);
+        found = await accountFor(code, client);
       } catch (error) {
         // Two first sign-ins of one person raced: the other made the account; this one uses it.
         if (!isUniqueViolation(error)) throw error;
-        user = await accountFor(code, client);
+        found = await accountFor(code, client);
       }
+      const { user, link } = found;
       assertMaySignIn(user, deps.requireEmailVerification);
-      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc']);
+      // A new way in is added only with the whole sign-in: behind a second factor, the identity
+      // waits on the challenge's row and is linked (and the owner mailed) when the factor is proved.
+      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc'], link ? { pendingLink: JSON.stringify(link) } : {});
+      if (link) await linkByEmail(user, link, client);
       await deps.restoreAccount(user, client);
       const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
       await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });
@@ -288,6 +306,13 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       });
       await afterLink(user, row, client, recorded);
       return presentIdentity(row, providers);
+    },
+
+    /** The second factor was proved for a sign-in that held back its link (mfa.service.ts `completeLogin`). */
+    async linkPending(user: UserRow, pending: string, client: ClientInfo): Promise<void> {
+      const row = JSON.parse(pending) as IdentityRow;
+      if (row.user_id !== user.id) return;
+      await linkByEmail(user, { ...row, last_used_at: now() }, client);
     },
 
     /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */

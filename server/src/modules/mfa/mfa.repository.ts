@@ -61,7 +61,7 @@ export function createMfaRepository(db: Kysely<Database>) {
     },
 
     /** A new challenge; the account's spent and expired ones go (so the table holds only live ones). */
-    insertChallenge: async (row: { token_hash: string; user_id: string; amr: string; created_at: string; expires_at: string }): Promise<void> => {
+    insertChallenge: async (row: { token_hash: string; user_id: string; amr: string; created_at: string; expires_at: string; pending_link: string | null }): Promise<void> => {
       await db.deleteFrom('mfa_challenges').where('user_id', '=', row.user_id)
         .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', row.created_at)])).execute();
       await db.insertInto('mfa_challenges').values({ ...row, used_at: null }).execute();

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import type { ClientInfo } from '../../core/client-info.js';
 import { AppError, fieldError, tooManyAttempts } from '../../core/errors.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
-import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
+import type { AttemptBucket, AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import { secretSealer } from '../../infra/sealed-secrets.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
@@ -23,6 +23,14 @@ const MFA_TOKEN_PREFIX = 'gthm_';
 /** Wrong codes per account in this window, the same budget as failed logins (and ten times that per IP). */
 const FAILURE_WINDOW_S = 15 * 60;
 const IP_FAILURE_FACTOR = 10;
+/**
+ * Which bucket a code check counts in: the second half of a sign-in, or settings (step-up,
+ * turning TOTP off, confirming an enrolment). Apart, so whoever holds a stolen access token and
+ * guesses codes in settings never locks the owner out of signing in.
+ */
+const SIGN_IN_CODES = 'mfa-fail';
+const SETTINGS_CODES = 'mfa-settings-fail';
+type CodeCheck = typeof SIGN_IN_CODES | typeof SETTINGS_CODES;
 /** The methods a second factor can be proved with, as the `methods` of an mfa_required answer. */
 export const MFA_METHODS = ['totp', 'recovery_code'] as const;
 
@@ -52,6 +60,8 @@ export interface MfaServiceDeps {
   notify?: (user: { email: string; name: string }, change: string) => void;
   /** An account scheduled for deletion is restored by signing in (accounts/account-deletion.ts). */
   restoreAccount: RestoreOnSignIn;
+  /** Adds the way in a challenge held back until the factor was proved (identities.service.ts `linkPending`). */
+  linkPending?: (user: UserRow, pending: string, client: ClientInfo) => Promise<void>;
 }
 
 export function createMfaService(deps: MfaServiceDeps) {
@@ -81,14 +91,8 @@ export function createMfaService(deps: MfaServiceDeps) {
    * recovery code). Wrong proofs count against the account like wrong passwords: the attempt is
    * taken before the check and given back when it passed. Returns the method that passed, or null.
    */
-  async function prove(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo): Promise<'otp' | 'recovery_code' | null> {
-    const attempt = [
-      { key: `mfa-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: FAILURE_WINDOW_S },
-      // One address guessing for many accounts whose passwords it holds (stuffing) is bounded too.
-      { key: `mfa-fail:ip:${client.ip}`, limit: deps.maxFailures * IP_FAILURE_FACTOR, windowSeconds: FAILURE_WINDOW_S },
-    ];
-    const taken = await deps.attempts.take(attempt);
-    if (!taken.allowed) throw tooManyAttempts('Too many wrong codes; try again later.', taken.retryAfterSeconds);
+  async function prove(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo, where: CodeCheck): Promise<'otp' | 'recovery_code' | null> {
+    const attempt = await takeCodeAttempt(user.id, client, where);
     let method: 'otp' | 'recovery_code' | null = null;
     if (proof.code !== undefined) {
       const totp = await enabledTotp(user.id);
@@ -108,9 +112,24 @@ export function createMfaService(deps: MfaServiceDeps) {
     return method;
   }
 
+  /**
+   * Takes one attempt at a code check from the account's and the address's buckets of `where`
+   * (before the check: concurrent guesses cannot exceed the limit); 429 when they are spent.
+   */
+  async function takeCodeAttempt(userId: string, client: ClientInfo, where: CodeCheck): Promise<AttemptBucket[]> {
+    const attempt = [
+      { key: `${where}:user:${userId}`, limit: deps.maxFailures, windowSeconds: FAILURE_WINDOW_S },
+      // One address guessing for many accounts whose passwords it holds (stuffing) is bounded too.
+      { key: `${where}:ip:${client.ip}`, limit: deps.maxFailures * IP_FAILURE_FACTOR, windowSeconds: FAILURE_WINDOW_S },
+    ];
+    const taken = await deps.attempts.take(attempt);
+    if (!taken.allowed) throw tooManyAttempts('Too many wrong codes; try again later.', taken.retryAfterSeconds);
+    return attempt;
+  }
+
   /** In settings a wrong code is a field error of the form, like a wrong current password. */
   async function proveInSettings(user: Pick<UserRow, 'id'>, proof: FactorProof, client: ClientInfo): Promise<void> {
-    if ((await prove(user, proof, client)) === null) {
+    if ((await prove(user, proof, client, SETTINGS_CODES)) === null) {
       if (proof.code !== undefined) throw fieldError('/code', 'incorrect_code', 'The code is not correct, or it was used already: wait for the next one.');
       throw fieldError('/recovery_code', 'incorrect_code', 'The recovery code is not correct, or it was used already.');
     }
@@ -176,6 +195,8 @@ export function createMfaService(deps: MfaServiceDeps) {
       const pending = await repo.findTotp(user.id);
       if (!pending || pending.confirmed_at !== null) throw new AppError('conflict', pending ? 'TOTP is already on for this account.' : 'Start enrolment first: POST /v1/users/me/mfa/totp.');
       const wrong = () => fieldError('/code', 'incorrect_code', 'The code is not correct: check the time on the device and enter the current code.');
+      // Guessing a pending enrolment's code would hand out its recovery codes: counted like any code check.
+      const attempt = await takeCodeAttempt(user.id, client, SETTINGS_CODES);
       const step = matchingStep(fromBase32(totpSecrets.open(pending.secret, deps.secret)), code.trim(), clock.now());
       if (step === null) throw wrong();
       // The factor goes on together with its recovery codes and the event, or not at all.
@@ -183,6 +204,7 @@ export function createMfaService(deps: MfaServiceDeps) {
         if (!(await repo.acceptStep(trx, user.id, step, { confirm: { at: now(), secret: pending.secret } }))) throw wrong();
         return issueRecoveryCodes(trx, user.id);
       });
+      await deps.attempts.giveBack(attempt);
       await sessions.factorProved(user.id, sessionId);
       await deps.securityLog.record(user.id, 'mfa_enabled', client, { method: 'totp' });
       deps.notify?.(user, 'Two-step verification (an authenticator app) was turned on');
@@ -231,12 +253,16 @@ export function createMfaService(deps: MfaServiceDeps) {
 
     /**
      * After a correct first step (the password, or a provider's sign-in: `amr`) on an account with
-     * a factor: the 403 that asks for it, with a one-time token.
+     * a factor: the 403 that asks for it, with a one-time token. `pendingLink`: a provider
+     * identity to link when the factor is proved (kept on the challenge's row, never before).
      */
-    async challenge(userId: string, amr: readonly string[] = ['pwd']): Promise<AppError> {
+    async challenge(userId: string, amr: readonly string[] = ['pwd'], options: { pendingLink?: string } = {}): Promise<AppError> {
       const token = newOpaqueToken(MFA_TOKEN_PREFIX);
       const createdMs = clock.now();
-      await repo.insertChallenge({ token_hash: sha256Hex(token), user_id: userId, amr: amr.join(' '), created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000) });
+      await repo.insertChallenge({
+        token_hash: sha256Hex(token), user_id: userId, amr: amr.join(' '), created_at: isoTime(createdMs), expires_at: isoTime(createdMs + MFA_CHALLENGE_TTL_S * 1000),
+        pending_link: options.pendingLink ?? null,
+      });
       const first = amr.includes('pwd') ? 'The password was right' : 'The sign-in was right';
       return new AppError('mfa_required', `${first}; now enter a code from the authenticator app, or a recovery code.`, {
         mfa_token: token, methods: [...MFA_METHODS], expires_in: MFA_CHALLENGE_TTL_S,
@@ -258,7 +284,7 @@ export function createMfaService(deps: MfaServiceDeps) {
       if (!(await repo.claimChallenge(hash, now()))) throw invalid;
       let method: Awaited<ReturnType<typeof prove>>;
       try {
-        method = await prove(user, proof, client);
+        method = await prove(user, proof, client, SIGN_IN_CODES);
       } catch (error) {
         await repo.releaseChallenge(hash);
         throw error;
@@ -267,6 +293,8 @@ export function createMfaService(deps: MfaServiceDeps) {
         await repo.releaseChallenge(hash);
         throw new AppError('invalid_credentials', 'The code is not correct, or it was used already.');
       }
+      // A way in the first step would have added (a provider linked by email) is added only now.
+      if (challenge.pending_link !== null) await deps.linkPending?.(user, challenge.pending_link, client);
       await deps.restoreAccount(user, client);
       // A recovery code is a one-time password too (RFC 8176 `otp`).
       const tokens = await sessions.start(user.id, client, { amr: [...challenge.amr.split(' '), 'otp'], factorProved: true });

@@ -3,6 +3,7 @@ import type { DialectName } from '../../infra/db/database.js';
 import type { Database, UsersTable } from '../../infra/db/schema.js';
 import { newId } from '../../core/ids.js';
 import { AppError } from '../../core/errors.js';
+import { normalizeEmail } from '../../core/email-address.js';
 import { newOrganizationRow, type OrganizationRow } from '../organizations/organizations.repository.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -15,9 +16,7 @@ const PLAN_COLUMNS = ['organizations.tier', 'organizations.limit_per_minute', 'o
 export const NO_PASSWORD = '';
 export const hasPassword = (user: Pick<UserRow, 'password_hash'>): boolean => user.password_hash !== NO_PASSWORD;
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+export { normalizeEmail } from '../../core/email-address.js';
 
 /** A new account's row: the user role, a personal organization to be inserted with it (`insert`). */
 export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string }): UserRow {

@@ -10,6 +10,8 @@ import type { AccountCache } from '../accounts/account-cache.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
+import { holdsUnprovenAddress, releasedAddress, yieldAddress } from '../accounts/unproven-address.js';
+import type { SecurityLog } from '../security-log/security-log.js';
 import { createUsersRepository, hasPassword, newUserRow, type UserRow, type UsersRepository } from './users.repository.js';
 
 /** Wrong current passwords per account in this window, the same budget as failed logins. */
@@ -30,6 +32,8 @@ export interface UsersServiceDeps {
   recentSignInSeconds: number;
   clock: Clock;
   onEvent?: OnEventsCommitted;
+  /** Records on an account that a registration took its unproven address. */
+  securityLog?: Pick<SecurityLog, 'record'>;
 }
 
 export function createUsersService(deps: UsersServiceDeps) {
@@ -110,14 +114,25 @@ export function createUsersService(deps: UsersServiceDeps) {
       const name = cleanName(input.name);
       const email = input.email.trim();
       assertPasswordAcceptable(input.password, '/password', { email });
-      if (await users.findByEmail(email)) throw new AppError('email_taken', 'An account with this email already exists.');
+      // An address held only on an untrusted provider's word never blocks its owner: the
+      // registration takes it (accounts/unproven-address.ts).
+      const holder = await users.findByEmail(email);
+      if (holder && !holdsUnprovenAddress(holder)) throw new AppError('email_taken', 'An account with this email already exists.');
       const row = newUserRow({ id: newId('user'), email, name, passwordHash: await hasher.hash(input.password), emailVerified: false, nowIso: isoTime(clock.now()) });
+      let yielded = false;
       try {
-        await users.db.transaction().execute((trx) => createUsersRepository(trx).insert(row));
+        await users.db.transaction().execute(async (trx) => {
+          if (holder) yielded = await yieldAddress(trx, holder.id, clock);
+          await createUsersRepository(trx).insert(row);
+        });
       } catch (error) {
-        // Two registrations raced past the check above; the unique index decides.
+        // Two registrations raced past the check above (or the holder confirmed meanwhile); the unique index decides.
         if (isUniqueViolation(error)) throw new AppError('email_taken', 'An account with this email already exists.');
         throw error;
+      }
+      if (holder && yielded) {
+        await accounts.changed(holder.id);
+        await deps.securityLog?.record(holder.id, 'email_changed', undefined, { reason: 'claimed_by_registration', email: releasedAddress(holder.id) });
       }
       return row;
     },

@@ -13,6 +13,7 @@ import * as usageHistory from './0012-usage-history.js';
 import * as platformKeys from './0013-platform-keys.js';
 import * as organizations from './0014-organizations.js';
 import * as operations from './0015-operations.js';
+import * as mfaPendingLink from './0016-mfa-pending-link.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -31,4 +32,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013-platform-keys': platformKeys,
   '0014-organizations': organizations,
   '0015-operations': operations,
+  '0016-mfa-pending-link': mfaPendingLink,
 };

@@ -1,0 +1,22 @@
+/**
+ * The one rule for an email address, wherever it comes from (a registration's body through the
+ * validator's `email` format, a change of email, a sign-in provider's claim): plain ASCII in the
+ * shape of ajv-formats' full `email` format, at most 254 characters (users.email's column).
+ * Non-ASCII is refused, not folded: `toLowerCase()` maps some letters onto ASCII (KELVIN SIGN
+ * U+212A → "k"), and a look-alike must never become another person's address.
+ */
+const EMAIL_MAX = 254;
+// No `u` flag: case-insensitive matching then never folds a non-ASCII letter onto an ASCII one.
+const EMAIL_SHAPE = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+export function isEmailAddress(text: string): boolean {
+  return text.length <= EMAIL_MAX && EMAIL_SHAPE.test(text);
+}
+
+/**
+ * The form addresses are compared and stored unique in (users.email_normalized): trimmed, with
+ * ASCII capitals lowered and nothing else touched, so no other character can fold onto ASCII.
+ */
+export function normalizeEmail(email: string): string {
+  return email.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+}

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { ClientInfo } from '../../core/client-info.js';
+import { normalizeEmail } from '../../core/email-address.js';
+import type { Clock } from '../../infra/clock.js';
+import { isoTime } from '../../infra/clock.js';
+import type { Database } from '../../infra/db/schema.js';
+import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { SecurityLog } from '../security-log/security-log.js';
+import { NO_PASSWORD, type UserRow } from '../users/users.repository.js';
+
+/**
+ * An address an account holds on nobody's proof: a sign-in provider not trusted for addresses
+ * (`link_by_email: false`) asserted it, and no mailed link has confirmed it. Such an address
+ * never blocks its owner (issue 31):
+ * - a registration of the same address takes it (`yieldAddress`): the provider's account keeps
+ *   its sign-in but holds a reserved address that routes nowhere (RFC 2606 `.invalid`) until its
+ *   person sets a real one (a change of email, confirmed by mail);
+ * - a password reset mailed to it proves the inbox: the provider identities and passkeys the
+ *   account had before (`removeUnprovenWaysIn`) were added by whoever claimed the address, and go.
+ */
+
+/** Whether `user` holds its address on a provider's word alone: unconfirmed, and no password set by its owner. */
+export const holdsUnprovenAddress = (user: Pick<UserRow, 'email_verified' | 'password_hash'>): boolean =>
+  user.email_verified !== 1 && user.password_hash === NO_PASSWORD;
+
+/** The reserved address an account holds once it gave its unproven one up. */
+export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;
+
+/**
+ * Gives the account's unproven address up, in the registering transaction. Conditional: an
+ * account that confirmed its address or got a password meanwhile keeps it (false; the
+ * registration's insert then meets the unique address and is refused as taken).
+ */
+export async function yieldAddress(trx: Kysely<Database>, userId: string, clock: Clock): Promise<boolean> {
+  const address = releasedAddress(userId);
+  const updated = await trx.updateTable('users').set({ email: address, email_normalized: normalizeEmail(address), updated_at: isoTime(clock.now()) })
+    .where('id', '=', userId).where('email_verified', '=', 0).where('password_hash', '=', NO_PASSWORD).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+export interface RemovedWaysIn {
+  identities: Array<{ id: string; provider: string }>;
+  passkeys: Array<{ id: string; name: string }>;
+  recorded: RecordedEvent[];
+}
+
+/** In the reset's transaction: removes every provider identity and passkey of the account, with their events. */
+export async function removeUnprovenWaysIn(trx: Kysely<Database>, clock: Clock, userId: string): Promise<RemovedWaysIn> {
+  const identities = await trx.deleteFrom('identities').where('user_id', '=', userId).returning(['id', 'provider']).execute();
+  const passkeys = await trx.deleteFrom('passkeys').where('user_id', '=', userId).returning(['id', 'name']).execute();
+  const recorded: RecordedEvent[] = [];
+  for (const row of identities) {
+    recorded.push(await recordEvent(trx, clock, { userId, type: 'user.identity.unlinked', data: { user_id: userId, identity_id: row.id, provider: row.provider } }));
+  }
+  for (const row of passkeys) {
+    recorded.push(await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: row.id, name: row.name } }));
+  }
+  return { identities, passkeys, recorded };
+}
+
+/** After the commit: the owner reads in the security log what went and why. */
+export async function logRemovedWaysIn(securityLog: SecurityLog, userId: string, removed: RemovedWaysIn, client: ClientInfo): Promise<void> {
+  const reason = 'address_proven_by_reset';
+  for (const row of removed.identities) await securityLog.record(userId, 'identity_unlinked', client, { identity_id: row.id, provider: row.provider, reason });
+  for (const row of removed.passkeys) await securityLog.record(userId, 'passkey_removed', client, { passkey_id: row.id, name: row.name, reason });
+}
