@@ -8,6 +8,7 @@ import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
 import type { Membership } from '../organizations/organization-cache.js';
 import type { EventType } from '../events/event-types.js';
+import { lastNumberGiven } from '../events/event-sequencer.js';
 import { READ_PAGE, STREAMED_COLUMNS, toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
 import { createLiveStream, type Presentation } from './live-stream.js';
 import type { StreamRegistry } from './stream-registry.js';
@@ -50,9 +51,20 @@ export interface OpenedStream {
 export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFeed; slots: StreamSlots; registry: StreamRegistry }) {
   const { db, feed, slots, registry } = deps;
 
-  async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
-    const { auth, organization } = request;
+  /**
+   * The client's Last-Event-ID if it is a number this organization's events reached; else null
+   * (start live). Numbers never go back, so a larger one was never sent by us (another database,
+   * a made-up header): kept, it would make the stream drop every live event up to it.
+   */
+  async function resumePoint(orgId: string, lastEventId: number | null): Promise<number | null> {
+    if (lastEventId === null || lastEventId === 0) return lastEventId;
+    return lastEventId <= (await lastNumberGiven(db, orgId)) ? lastEventId : null;
+  }
+
+  async function open(input: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
+    const { auth, organization } = input;
     const orgId = organization.org.id;
+    const request = { ...input, lastEventId: await resumePoint(orgId, input.lastEventId) };
     const slotId = randomUUID();
     const cap = streamCapFor(organization.org);
     if (!(await slots.take(orgId, slotId, cap))) throw tooManyStreams(cap);

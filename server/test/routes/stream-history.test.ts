@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
+import { openSse, type SseConnection } from '../sse-client.js';
+import { startInbox, tokenFromMail } from '../smtp-inbox.js';
+
+/**
+ * What a stream's replay may reach back to (issue 31): never past the numbers given, never a
+ * deleted chat's messages, never what happened before the reader joined, never another
+ * person's account events.
+ */
+describe(`stream history (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  let inbox: Awaited<ReturnType<typeof startInbox>>;
+  const open: SseConnection[] = [];
+  beforeAll(async () => {
+    inbox = await startInbox();
+    t = await createTestApp({ env: { SMTP_URL: inbox.url, MAIL_FROM: 'Gatehouse <no-reply@gatehouse.test>' } });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    for (const c of open) c.close();
+    await t.close();
+    await inbox.close();
+  });
+
+  interface Person { id: string; email: string; token: string }
+  const person = async (): Promise<Person> => {
+    const user = await t.signUp();
+    await t.confirmEmail(user.id);
+    return { id: user.id, email: user.email, token: user.tokens.access_token };
+  };
+  async function stream(path: string, token: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+    const connection = await openSse(`${base}${path}`, { ...bearer(token), ...headers });
+    open.push(connection);
+    return connection;
+  }
+  const call = async (token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, headers: Record<string, string> = {}) => {
+    const res = await t.request({ method, url, headers: { ...bearer(token), ...headers }, ...(payload ? { payload } : {}) });
+    return { status: res.statusCode, body: res.body ? res.json() : undefined };
+  };
+  const mailsTo = new Map<string, number>();
+  /** `who` joins `orgId` with `role`, invited by its owner `by`, by the mailed link. */
+  const join = async (by: Person, orgId: string, who: Person, role: string) => {
+    const invited = await call(by.token, 'POST', `/v1/organizations/${orgId}/invitations`, { email: who.email, role });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    const count = (mailsTo.get(who.email) ?? 0) + 1;
+    mailsTo.set(who.email, count);
+    const mail = await inbox.waitFor(who.email, /invited to join/, count);
+    const accepted = await call(who.token, 'POST', '/v1/invitations/accept', { token: tokenFromMail(mail, 'accept-invitation') });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  };
+
+  it('answers a Last-Event-ID beyond the last event number: nothing replayed, then live with the live ids', async () => {
+    const owner = await person();
+    const agent = (await call(owner.token, 'POST', '/v1/agents', { name: 'Bot', model: 'm' })).body;
+    const sse = await stream('/v1/events/stream', owner.token, { 'last-event-id': '999999' });
+    expect(sse.status).toBe(200);
+    await call(owner.token, 'POST', '/v1/chats', { agent_id: agent.id });
+    const created = await sse.next((e) => e.event === 'chat.created', 3_000);
+    expect(Number(created.id)).toBe(2);
+    expect(sse.events.map((e) => e.event)).toEqual(['chat.created']);
+  });
+});
