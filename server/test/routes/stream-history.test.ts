@@ -61,4 +61,43 @@ describe(`stream history (${dialect})`, () => {
     expect(Number(created.id)).toBe(2);
     expect(sse.events.map((e) => e.event)).toEqual(['chat.created']);
   });
+
+  const team = async (owner: Person) => (await call(owner.token, 'POST', '/v1/organizations', { name: 'Acme' })).body.id as string;
+  const inOrg = (orgId: string) => ({ 'gatehouse-organization': orgId });
+
+  it("takes a deleted chat's events out of every replay: a member reading from 0 sees only that it was deleted", async () => {
+    const owner = await person();
+    const orgId = await team(owner);
+    const agent = (await call(owner.token, 'POST', '/v1/agents', { name: 'Bot', model: 'm' }, inOrg(orgId))).body;
+    const chat = (await call(owner.token, 'POST', '/v1/chats', { agent_id: agent.id }, inOrg(orgId))).body;
+    await call(owner.token, 'POST', `/v1/chats/${chat.id}/messages`, { role: 'user', content: 'the secret plan' }, inOrg(orgId));
+    // A second chat, deleted with its agent: its events go too.
+    const other = (await call(owner.token, 'POST', '/v1/agents', { name: 'Other', model: 'm' }, inOrg(orgId))).body;
+    const otherChat = (await call(owner.token, 'POST', '/v1/chats', { agent_id: other.id }, inOrg(orgId))).body;
+    await call(owner.token, 'POST', `/v1/chats/${otherChat.id}/messages`, { role: 'user', content: 'another secret' }, inOrg(orgId));
+    expect((await call(owner.token, 'DELETE', `/v1/chats/${chat.id}`, undefined, inOrg(orgId))).status).toBe(204);
+    expect((await call(owner.token, 'DELETE', `/v1/agents/${other.id}`, undefined, inOrg(orgId))).status).toBe(204);
+
+    const sse = await stream('/v1/events/stream', owner.token, { 'last-event-id': '0', ...inOrg(orgId) });
+    await sse.next((e) => e.event === 'agent.deleted');
+    expect(sse.events.map((e) => e.event)).toEqual(['agent.created', 'agent.created', 'chat.deleted', 'agent.deleted']);
+    expect(JSON.stringify(sse.events)).not.toMatch(/secret/);
+  });
+
+  it('replays nothing from before the reader joined the organization', async () => {
+    const owner = await person();
+    const viewer = await person();
+    const orgId = await team(owner);
+    await call(owner.token, 'POST', '/v1/agents', { name: 'Before', model: 'm' }, inOrg(orgId));
+    t.clock.advance(1_000);
+    await join(owner, orgId, viewer, 'viewer');
+    t.clock.advance(1_000);
+    await call(owner.token, 'POST', '/v1/agents', { name: 'After', model: 'm' }, inOrg(orgId));
+
+    const sse = await stream('/v1/events/stream?types=agent.*', viewer.token, { 'last-event-id': '0', ...inOrg(orgId) });
+    await sse.next((e) => e.event === 'agent.created');
+    await call(owner.token, 'POST', '/v1/agents', { name: 'Live', model: 'm' }, inOrg(orgId));
+    await sse.next((e) => e.data.data?.name === 'Live');
+    expect(sse.events.map((e) => e.data.data?.name)).toEqual(['After', 'Live']);
+  });
 });

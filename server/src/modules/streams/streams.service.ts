@@ -15,12 +15,16 @@ import type { StreamRegistry } from './stream-registry.js';
 import type { StreamSlots } from './stream-slots.js';
 import { CHAT_STREAM_NAMES } from './stream-visibility.js';
 
-type Range = { orgId: string; after: number; upTo: number; limit: number };
+/** `joinedAt`: the reader joined the organization then; nothing from before is theirs to replay. */
+type Range = { orgId: string; after: number; upTo: number; joinedAt: string; limit: number };
 const replayOfAccount = preparedQuery((q, $: Range) =>
-  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo)
+    .where('created_at', '>=', $.joinedAt).orderBy('seq').limit($.limit));
 const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
   q.selectFrom('events').select(STREAMED_COLUMNS).where('chat_id', '=', $.chatId).where('org_id', '=', $.orgId)
-    .where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+    .where('seq', '>', $.after).where('seq', '<=', $.upTo).where('created_at', '>=', $.joinedAt).orderBy('seq').limit($.limit));
+const joinedAt = preparedQuery((q, $: { orgId: string; userId: string }) =>
+  q.selectFrom('memberships').select('created_at').where('org_id', '=', $.orgId).where('user_id', '=', $.userId));
 
 /** A 429 that says how many streams the organization may hold; Retry-After because one may close soon. */
 const tooManyStreams = (cap: number) =>
@@ -65,6 +69,9 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
     const { auth, organization } = input;
     const orgId = organization.org.id;
     const request = { ...input, lastEventId: await resumePoint(orgId, input.lastEventId) };
+    // A key's stream reads as the member who made it. No membership: removed meanwhile.
+    const member = await joinedAt.first({ orgId, userId: auth.userId }, db);
+    if (!member) throw new AppError('not_a_member', 'The caller no longer belongs to this organization.');
     const slotId = randomUUID();
     const cap = streamCapFor(organization.org);
     if (!(await slots.take(orgId, slotId, cap))) throw tooManyStreams(cap);
@@ -97,13 +104,13 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
       start(out) {
         const { lastEventId } = request;
         stream.attach(out, lastEventId === null || lastEventId >= since ? (lastEventId ?? since) : null);
-        if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, replay);
+        if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, (range) => replay({ ...range, joinedAt: member.created_at }));
       },
       cancel: () => stream.close(),
     };
   }
 
-  async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<void> {
+  async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Omit<Range, 'joinedAt'>) => Promise<StreamedEvent[]>): Promise<void> {
     try {
       let after = lastEventId ?? since;
       while (after < since && !stream.closed) {
