@@ -100,4 +100,44 @@ describe(`stream history (${dialect})`, () => {
     await sse.next((e) => e.data.data?.name === 'Live');
     expect(sse.events.map((e) => e.data.data?.name)).toEqual(['After', 'Live']);
   });
+
+  it("refuses invitations to a personal organization (409 conflict, naming a team instead), and an older one's acceptance", async () => {
+    const owner = await person();
+    const friend = await person();
+    const personal = await t.personalOrgId(owner.id);
+    const refused = await call(owner.token, 'POST', `/v1/organizations/${personal}/invitations`, { email: friend.email, role: 'viewer' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/team/) });
+    // One made before personal organizations refused members cannot be accepted either.
+    const teamId = await team(owner);
+    const invited = await call(owner.token, 'POST', `/v1/organizations/${teamId}/invitations`, { email: friend.email, role: 'viewer' });
+    expect(invited.status).toBe(201);
+    const mail = await inbox.waitFor(friend.email, /invited to join/, 1);
+    await t.deps.database.db.updateTable('invitations').set({ org_id: personal }).where('id', '=', invited.body.id).execute();
+    const accepted = await call(friend.token, 'POST', '/v1/invitations/accept', { token: tokenFromMail(mail, 'accept-invitation') });
+    expect(accepted.status).toBe(409);
+    expect(accepted.body).toMatchObject({ code: 'conflict' });
+  });
+
+  it("sends a person's account events to that person only, not to a member of their personal organization from before", async () => {
+    const owner = await person();
+    const viewer = await person();
+    const personal = await t.personalOrgId(owner.id);
+    // A membership made while personal organizations still took members.
+    await t.deps.database.db.insertInto('memberships').values({ org_id: personal, user_id: viewer.id, role: 'viewer', created_at: new Date(t.clock.now()).toISOString() }).execute();
+    t.clock.advance(1_000);
+    const watching = await stream('/v1/events/stream', viewer.token, inOrg(personal));
+    const own = await stream('/v1/events/stream', owner.token);
+    expect(watching.status).toBe(200);
+    expect((await call(owner.token, 'PATCH', '/v1/users/me', { name: 'Renamed' })).status).toBe(200);
+    await call(owner.token, 'POST', '/v1/agents', { name: 'Bot', model: 'm' });
+    await own.next((e) => e.event === 'agent.created');
+    await watching.next((e) => e.event === 'agent.created');
+    expect(own.events.map((e) => e.event)).toEqual(['user.updated', 'agent.created']);
+    expect(watching.events.map((e) => e.event)).toEqual(['agent.created']);
+    // Nor on replay.
+    const replayed = await stream('/v1/events/stream', viewer.token, { 'last-event-id': '0', ...inOrg(personal) });
+    await replayed.next((e) => e.event === 'agent.created');
+    expect(replayed.events.map((e) => e.event)).toEqual(['agent.created']);
+  });
 });
