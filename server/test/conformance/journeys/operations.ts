@@ -8,7 +8,8 @@ export function operationsJourney(ctx: GetContext): void {
       const { api } = ctx();
       expect((await api.call('healthz', {}, 200)).body).toEqual({ status: 'ok' });
       expect((await api.call('readyz', {}, 200)).body.status).toBe('ok');
-      expect((await api.call('metrics', {}, 200)).body).toMatch(/^# HELP /m);
+      // Not on the public port without METRICS_TOKEN (its own listener serves it: METRICS_PORT).
+      expect((await api.call('metrics', {}, 404)).body).toMatchObject({ code: 'not_found' });
       const jwks = await api.call('getJwks', {}, 200);
       expect(jwks.body.keys.length).toBeGreaterThan(0);
       expect(jwks.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
