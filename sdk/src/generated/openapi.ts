@@ -2314,7 +2314,7 @@ export interface components {
                 error: string | null;
                 /** @description Until the receiver answered its status (or the attempt failed) */
                 duration_ms: number;
-                /** @description The first 200 bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer */
+                /** @description The first 200 bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer, and for a reader who is not an admin with webhooks:write */
                 response_excerpt: string | null;
             }[];
             /**
