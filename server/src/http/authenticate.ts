@@ -20,6 +20,7 @@ import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { setCommonHeaders, settingCommonHeaders } from './common-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
+import { budgetKeyOf } from '../core/budget-key.js';
 
 
 export interface AuthenticateDeps {
@@ -254,7 +255,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       return;
     }
     if (budget === 'caller-free') return admit(request, done, auth, account, membership);
-    deps.limiter.consumeThen(membership.org.id, limitsFor(membership.org), (error, decision) => {
+    deps.limiter.consumeThen(budgetKeyOf(membership), limitsFor(membership.org), (error, decision) => {
       if (decision === undefined) return done(error as Error);
       setRateLimitHeaders(reply, decision, deps.clock.now());
       if (!decision.allowed) {
