@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { cleanupAll, onCleanup } from './lib/cleanup.js';
 import { prepareAccount } from './lib/gatehouse-account.js';
-import { newDeployment, startGatehouse, teardown } from './lib/gatehouse.js';
+import { METRICS_TOKEN, newDeployment, startGatehouse, teardown } from './lib/gatehouse.js';
 import { cpuTimeUs, stopAll } from './lib/processes.js';
 import { parsePrometheus } from './lib/prometheus.js';
 import { startSoakLoad } from './lib/soak-load.js';
@@ -75,7 +75,7 @@ async function rssAnon(pid) {
 
 /** The server's own numbers, from /metrics and /proc. */
 async function scrape(base, pid) {
-  const m = parsePrometheus(await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.text()));
+  const m = parsePrometheus(await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, signal: AbortSignal.timeout(5_000) }).then((r) => r.text()));
   return {
     rss: m.process_resident_memory_bytes, rssAnon: await rssAnon(pid), heapUsed: m.nodejs_heap_size_used_bytes,
     heapTotal: m.nodejs_heap_size_total_bytes, external: m.nodejs_external_memory_bytes,

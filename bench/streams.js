@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { cleanupAll } from './lib/cleanup.js';
 import { LIMITS } from './lib/gatehouse-account.js';
-import { gatehouseCli, newDeployment, startAnotherServer, startGatehouse, teardown } from './lib/gatehouse.js';
+import { METRICS_TOKEN, gatehouseCli, newDeployment, startAnotherServer, startGatehouse, teardown } from './lib/gatehouse.js';
 import { call, expectStatus } from './lib/http.js';
 import { stopAll } from './lib/processes.js';
 import { parsePrometheus } from './lib/prometheus.js';
@@ -53,7 +53,7 @@ async function memoryAfterGc(deployment) {
   await sleep(1_000);
   const status = readFileSync(`/proc/${deployment.server.pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
-  const metrics = parsePrometheus((await call(deployment.base, 'GET', '/metrics')).text);
+  const metrics = parsePrometheus((await call(deployment.base, 'GET', '/metrics', { token: METRICS_TOKEN })).text);
   return { rss: rssKb * 1024, heap: metrics.nodejs_heap_size_used_bytes };
 }
 

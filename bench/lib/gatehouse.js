@@ -22,6 +22,9 @@ export function newDeployment(mode, root, name = mode) {
  * migrations as it starts. `nodeArgs`: more Node flags for the server process; `env`: more
  * configuration (the routes part lifts the caps).
  */
+/** The bench reads the server's own numbers from /metrics, on the public port with this token. */
+export const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
+
 export async function startGatehouse(deployment, { profileDir, nodeArgs = [], env: extraEnv = {} } = {}) {
   const port = await freePort();
   const env = {
@@ -34,6 +37,7 @@ export async function startGatehouse(deployment, { profileDir, nodeArgs = [], en
     // The same for the abuse limit of the account routes (GET /v1/users/me and /v1/usage spend no
     // budget but have their own per-account limit): the bench measures the pipeline, not the limit.
     ACCOUNT_RATE_LIMIT_PER_MINUTE: '1000000',
+    METRICS_TOKEN,
     // Long enough that no token expires however long a run takes.
     ACCESS_TOKEN_TTL: '86400',
     NODE_ENV: '', // production would demand GATEHOUSE_SECRET; nothing else reads it

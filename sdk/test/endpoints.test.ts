@@ -27,7 +27,7 @@ beforeAll(async () => {
   const address = hooks.address();
   hookUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
   // info: the log mailer writes reset and verification links there (no SMTP in tests).
-  server = await startLiveServer({ WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info' });
+  server = await startLiveServer({ WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', METRICS_TOKEN });
 });
 afterAll(async () => {
   await server?.stop();
@@ -312,12 +312,16 @@ describe('webhooks', () => {
   });
 });
 
+/** /metrics is served on the public port only to the bearer of the server's METRICS_TOKEN. */
+const METRICS_TOKEN = 'sdk-test-metrics-token-0123456789abcdef';
+
 describe('service endpoints', () => {
   it('reads JWKS, health, readiness and metrics without a credential', async () => {
     const gh = createGatehouse({ baseUrl: `${server.base}/v1` });
     expect((await gh.system.jwks()).keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
     expect(await gh.system.health()).toEqual({ status: 'ok' });
     expect(await gh.system.ready()).toMatchObject({ status: 'ok' });
-    expect(await gh.system.metrics()).toContain('# TYPE');
+    expect(await gh.system.metrics({ headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).toContain('# TYPE');
+    expect(await rejection(gh.system.metrics())).toMatchObject({ code: 'authentication_required' });
   });
 });

@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Registry } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
 import { registerAuthentication, type AuthenticateDeps } from './http/authenticate.js';
@@ -23,12 +24,14 @@ import { ROOT_MODULES, V1_MODULES } from './modules.js';
 export interface BuildOptions {
   /** A pino logger; tests pass one writing to memory, main.ts one writing to stdout. */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** The registry the app records into; main.ts passes the one its metrics listener serves. */
+  metrics?: Registry;
 }
 
 /** Plugins, routes and the error handler; no I/O of its own, so tests call it freely. */
 export async function buildApp(deps: Dependencies, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
-  const metrics = createMetrics();
+  const metrics = options.metrics ?? createMetrics();
   const durations = createRequestDurations(metrics);
   const moduleDeps = { ...deps, metrics };
   const authentication: AuthenticateDeps = {

@@ -13,11 +13,17 @@ describe('config', () => {
     });
     expect(c.webhookRetryDelays).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(c.redisUrl).toBeUndefined();
+    // Metrics stay off the public port: no listener, no token, until the operator asks.
+    expect(c.metrics).toEqual({ port: null, host: '127.0.0.1', token: null });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'x'.repeat(32) }).metrics).toEqual({ port: 9464, host: '127.0.0.1', token: 'x'.repeat(32) });
   });
 
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
+    [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
+    [{ PORT: '9464', METRICS_PORT: '9464' }, 'METRICS_PORT'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],

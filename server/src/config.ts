@@ -9,6 +9,7 @@ const IntString = (min: number, max: number) => ({ min, max });
 
 const INTS = {
   PORT: IntString(0, 65535),
+  METRICS_PORT: IntString(1, 65535),
   ACCESS_TOKEN_TTL: IntString(60, 86_400),
   REFRESH_TOKEN_TTL: IntString(300, 31_536_000),
   MAX_BODY_BYTES: IntString(1024, 104_857_600),
@@ -101,6 +102,12 @@ export const Config = Type.Object({
   oidcProviders: Type.Array(OidcProviderConfig),
   /** Web apps' pages a provider sign-in may return to, exactly (besides PUBLIC_URL/oidc-callback and APP_LINK_URL). */
   oidcRedirectUris: Type.Array(Type.String()),
+  /**
+   * Prometheus metrics (per-route counts by status, memory, the Node version) are no business of
+   * the public port: its own listener (`port` null: none) on loopback by default, and on the public
+   * port only for the bearer of `token` (which the listener then asks for too).
+   */
+  metrics: Type.Object({ port: Type.Union([Type.Integer(), Type.Null()]), host: Type.String(), token: Type.Union([Type.String(), Type.Null()]) }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
 });
@@ -269,11 +276,22 @@ export function loadConfig(env: Env = process.env): Config {
     webauthn: readWebauthn(env, publicUrl),
     oidcProviders: readOidcProviders(env),
     oidcRedirectUris: readOidcRedirectUris(env),
+    metrics: readMetrics(env, port),
     logLevel,
     production,
   };
   if (!ConfigCheck.Check(config)) throw new ConfigError('environment', 'produced an invalid configuration');
   return config;
+}
+
+/** METRICS_PORT (unset: no listener), METRICS_HOST (127.0.0.1), METRICS_TOKEN (unset: none; else ≥ 32 characters). */
+function readMetrics(env: Env, port: number): Config['metrics'] {
+  const metricsPort = env.METRICS_PORT ? readInt(env, 'METRICS_PORT', 0) : null;
+  if (metricsPort !== null && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): metrics stay off the public port`);
+  const token = env.METRICS_TOKEN || null;
+  // A scraper's secret, guessed at network speed if short.
+  if (token !== null && (token.length < 32 || !/^[\x21-\x7e]+$/.test(token))) throw new ConfigError('METRICS_TOKEN', 'must be at least 32 visible ASCII characters');
+  return { port: metricsPort, host: env.METRICS_HOST || '127.0.0.1', token };
 }
 
 /** The name authenticator apps list the account under; it travels in otpauth:// URLs. */

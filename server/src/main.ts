@@ -1,15 +1,19 @@
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createDependencies } from './dependencies.js';
+import { createMetrics } from './http/metrics.js';
+import { startMetricsListener } from './http/metrics-listener.js';
 import { createLogger } from './infra/logger.js';
 
 /** Process entry for `gatehouse serve`: config → dependencies → listen → graceful shutdown. */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const deps = await createDependencies(config, { logger });
-  const app = await buildApp(deps, { loggerInstance: logger });
+  const metrics = createMetrics();
+  const app = await buildApp(deps, { loggerInstance: logger, metrics });
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ url: config.publicUrl, database: deps.database.dialect }, 'gatehouse listening');
+  const scrape = config.metrics.port === null ? undefined : await startMetricsListener({ registry: metrics, ...config.metrics, port: config.metrics.port, publicUrl: config.publicUrl });
+  logger.info({ url: config.publicUrl, database: deps.database.dialect, ...(scrape ? { metrics: `${config.metrics.host}:${scrape.port}` } : {}) }, 'gatehouse listening');
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -20,6 +24,7 @@ export async function serve(config: Config): Promise<void> {
     setTimeout(() => process.exit(1), 10_000).unref();
     try {
       await app.close();
+      await scrape?.close();
       await deps.close();
       process.exit(0);
     } catch (error) {

@@ -81,5 +81,5 @@ export const ROOT_MODULES: AppModule[] = [
   { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
   { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, USER_SCOPES)) },
   { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
-  { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics })) },
+  { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics, metricsToken: d.config.metrics.token })) },
 ];

@@ -25,7 +25,7 @@ const OPERATIONS_OUTSIDE_V1 = ['/healthz', '/readyz', '/metrics', '/.well-known/
  * no 4xx to document (redocly's operation-4xx-response warns about them; that warning is known).
  * The test below checks they really take no input, so adding a parameter forces a documented 400.
  */
-const NO_CLIENT_ERRORS = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /v1/.well-known/jwks.json', 'GET /.well-known/openid-configuration']);
+const NO_CLIENT_ERRORS = new Set(['GET /healthz', 'GET /readyz', 'GET /v1/.well-known/jwks.json', 'GET /.well-known/openid-configuration']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 interface ServedRoute {

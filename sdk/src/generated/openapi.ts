@@ -1541,7 +1541,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /** Prometheus metrics: only with METRICS_TOKEN set, to its bearer (else 404; see METRICS_PORT) */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -2314,7 +2314,7 @@ export interface components {
                 error: string | null;
                 /** @description Until the receiver answered its status (or the attempt failed) */
                 duration_ms: number;
-                /** @description The first 200 bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer */
+                /** @description The first 200 bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer, and for a reader who is not an admin with webhooks:write */
                 response_excerpt: string | null;
             }[];
             /**
@@ -13906,6 +13906,28 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

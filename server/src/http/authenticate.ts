@@ -21,6 +21,7 @@ import { setCommonHeaders, settingCommonHeaders } from './common-headers.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 import { routePolicy } from './route-policy.js';
+import { budgetKeyOf } from '../core/budget-key.js';
 
 
 export interface AuthenticateDeps {
@@ -255,7 +256,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       return;
     }
     if (budget === 'caller-free') return admit(request, done, auth, account, membership);
-    deps.limiter.consumeThen(membership.org.id, limitsFor(membership.org), (error, decision) => {
+    deps.limiter.consumeThen(budgetKeyOf(membership), limitsFor(membership.org), (error, decision) => {
       if (decision === undefined) return done(error as Error);
       setRateLimitHeaders(reply, decision, deps.clock.now());
       if (!decision.allowed) {

@@ -11,6 +11,9 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { startPrism, type PrismProxy } from './prism.js';
 import type { OpenApiDocument } from './spec.js';
 
+/** The conformance server's METRICS_TOKEN (journeys/operations.ts reads /metrics with it). */
+export const METRICS_TOKEN = 'conformance-metrics-token-0123456789abcdef';
+
 /**
  * Everything the suite talks to: a real `gatehouse serve` (SQLite in a temp dir, or a fresh
  * PostgreSQL database plus the shared Redis when DATABASE_URL / REDIS_URL are set), a real SMTP
@@ -103,6 +106,8 @@ export async function startStack(): Promise<Stack> {
       LOGIN_MAX_FAILURES: String(SERVER_LIMITS.loginMaxFailures),
       ACCOUNT_RATE_LIMIT_PER_MINUTE: String(SERVER_LIMITS.accountRoutesPerMinute),
       LOG_LEVEL: 'warn',
+      // /metrics on the public port is served only with a token: set, so the document's 200 and 401 are answered.
+      METRICS_TOKEN,
       WEBAUTHN_RP_ID: new URL(PASSKEY_ORIGIN).hostname,
       WEBAUTHN_ORIGINS: PASSKEY_ORIGIN,
       APP_LINK_URL,

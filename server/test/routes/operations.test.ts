@@ -33,20 +33,5 @@ describe(`operations endpoints (${dialect})`, () => {
       t.deps.readiness.pop();
     }
   });
-
-  it('metrics expose request durations by route template in Prometheus text', async () => {
-    await t.request({ method: 'GET', url: '/v1/users/me' });
-    const missing = await t.request({ method: 'GET', url: '/v1/no-such-route/agt_123' });
-    expect(missing.statusCode).toBe(404);
-    expect(missing.headers['x-request-id']).toBeTruthy();
-    expect(missing.headers['cache-control']).toBe('no-store');
-    const res = await t.request({ method: 'GET', url: '/metrics' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    expect(res.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/v1\/users\/me",status_code="401"\} \d+/);
-    // Answers no route matched are one series, whatever the path (bounded label cardinality).
-    expect(res.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="unmatched",status_code="404"\} 1/);
-    expect(res.body).not.toContain('no-such-route');
-    expect(res.body).toContain('process_cpu_user_seconds_total');
-  });
+  // /metrics: test/metrics-access.test.ts (its own listener, or a token on this port).
 });

@@ -301,7 +301,9 @@ describe(`organizations (${dialect})`, () => {
       const ada = await person();
       const personal = (await call(ada, 'GET', '/v1/organizations')).json().data.find((o: { personal: boolean }) => o.personal);
       const bob = await person();
-      await join(ada, personal.id, bob, 'owner');
+      // A personal organization takes no members now (409); bob is one from before it refused them.
+      expectProblem(await call(ada, 'POST', `/v1/organizations/${personal.id}/invitations`, { email: bob.email, role: 'owner' }), 409, 'conflict');
+      await t.deps.database.db.insertInto('memberships').values({ org_id: personal.id, user_id: bob.id, role: 'owner', created_at: new Date(t.clock.now()).toISOString() }).execute();
       expectProblem(await call(bob, 'PATCH', `/v1/organizations/${personal.id}/members/${ada.id}`, { role: 'admin' }), 409, 'conflict');
       expectProblem(await call(bob, 'DELETE', `/v1/organizations/${personal.id}/members/${ada.id}`), 409, 'conflict');
       expectProblem(await call(ada, 'DELETE', `/v1/organizations/${personal.id}/members/${ada.id}`), 409, 'conflict');

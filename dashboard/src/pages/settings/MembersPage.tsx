@@ -84,7 +84,10 @@ function Members({ organization }: { organization: Organization }) {
       </section>
       {manages && (
         <>
-          <InviteForm organization={organization} onInvited={(email) => { setNotice(`An invitation is mailed to ${email}.`); void invitations.reload(); }} />
+          {/* A personal organization takes no members (the server answers 409 conflict): teams do. */}
+          {organization.personal
+            ? <p class="hint">Your personal organization takes no members: create a team to invite people.</p>
+            : <InviteForm organization={organization} onInvited={(email) => { setNotice(`An invitation is mailed to ${email}.`); void invitations.reload(); }} />}
           <section class="card" aria-labelledby="invitations-title" aria-busy={invitations.loading ? 'true' : undefined}>
             <h2 id="invitations-title">Pending invitations</h2>
             <ErrorAlert error={invitations.error ?? withdraw.error} />

@@ -8,6 +8,7 @@ import { lockOrganization, releaseCapacity, takeCapacity, type Caps } from '../a
 import type { DialectName } from '../../infra/db/database.js';
 import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { recordEvent } from '../events/event-outbox.js';
+import { redactChatEvents } from '../events/event-redaction.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { cleanName } from '../../core/names.js';
 import { type CreateAgentBody, type UpdateAgentBody } from './agents.schemas.js';
@@ -85,6 +86,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
     async delete(orgId: string, id: string): Promise<void> {
       const recorded = await db.transaction().execute(async (trx) => {
         await lockOrganization(trx, dialect, orgId); // the account first, as every cap change does
+        await redactChatEvents(trx, orgId, { agentId: id }); // before the chats that name them go
         const chats = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw notFound();

@@ -7,6 +7,7 @@ import { isId, newId } from '../../core/ids.js';
 import { lockOrganization, releaseCapacity, takeCapacity, type Caps } from '../accounts/account-caps.js';
 import type { DialectName } from '../../infra/db/database.js';
 import { recordEvent } from '../events/event-outbox.js';
+import { redactChatEvents } from '../events/event-redaction.js';
 import type { OnEventsCommitted } from '../events/event-signal.js';
 import { eachParam, preparedQuery } from '../../infra/db/prepared-queries.js';
 import { CHAT_LIMITS, type CreateChatBody, type CreateMessageBody, type MessageDeltaBody, type MessageStatus, type UpdateChatBody } from './chats.schemas.js';
@@ -126,6 +127,7 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
         await lockOrganization(trx, deps.dialect, orgId);
         const result = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) throw chatNotFound();
+        await redactChatEvents(trx, orgId, { chatId: id });
         await releaseCapacity(trx, orgId, 'chat_count');
         return recordEvent(trx, clock, { orgId, type: 'chat.deleted', data: { id }, chatId: id });
       });

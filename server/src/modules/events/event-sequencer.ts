@@ -64,3 +64,8 @@ export function createEventSequencer(deps: { db: Kysely<Database>; dialect: Dial
   };
 }
 export type EventSequencer = ReturnType<typeof createEventSequencer>;
+
+/** The highest number given so far to the organization's events (0: none); it never goes back. */
+export async function lastNumberGiven(db: Kysely<Database>, orgId: string): Promise<number> {
+  return Number((await counterOf.first({ orgId }, db))?.seq ?? 0);
+}

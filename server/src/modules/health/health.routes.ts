@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Registry } from 'prom-client';
 import { AppError } from '../../core/errors.js';
 import { problemResponses } from '../../http/schemas.js';
+import { carriesMetricsToken } from '../../http/metrics-access.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -16,7 +17,7 @@ function withTimeout(promise: Promise<void>): Promise<void> {
 }
 
 /** Outside /v1: liveness, readiness (every dependency answers) and Prometheus metrics. */
-export function healthRoutes(deps: { checks: ReadinessCheck[]; metrics: Registry }): FastifyPluginAsyncTypebox {
+export function healthRoutes(deps: { checks: ReadinessCheck[]; metrics: Registry; metricsToken: string | null }): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Operations'];
     app.get('/healthz', {
@@ -38,9 +39,17 @@ export function healthRoutes(deps: { checks: ReadinessCheck[]; metrics: Registry
       return { status: 'ok' as const, checks };
     });
 
+    // Per-route counts by status, memory and the Node version are for the operator: on the public
+    // port only to the bearer of METRICS_TOKEN; else as absent as any unknown path (the metrics
+    // listener, METRICS_PORT, serves them on loopback).
     app.get('/metrics', {
-      schema: { tags, operationId: 'metrics', summary: 'Prometheus metrics', produces: ['text/plain'], response: { 200: Type.String() } },
-    }, async (_request, reply) => {
+      schema: {
+        tags, operationId: 'metrics', summary: 'Prometheus metrics: only with METRICS_TOKEN set, to its bearer (else 404; see METRICS_PORT)',
+        produces: ['text/plain'], response: { 200: Type.String(), ...problemResponses([401, 404]) },
+      },
+    }, async (request, reply) => {
+      if (deps.metricsToken === null) throw new AppError('not_found', `No route matches GET ${request.url.split('?')[0]}.`);
+      if (!carriesMetricsToken(request.headers.authorization, deps.metricsToken)) throw new AppError('authentication_required', 'Send Authorization: Bearer <METRICS_TOKEN>.');
       reply.type(deps.metrics.contentType);
       return deps.metrics.metrics();
     });

@@ -21,6 +21,12 @@ export const INVITATIONS_PER_HOUR = 50;
 const TOKEN_PREFIX = 'gthi_';
 
 const invalid = (detail: string) => new AppError('invalid_invitation', detail);
+/**
+ * A personal organization is its person's account: account events (their address, their
+ * sessions) go to it, and its budget is theirs. Members there would read both, so it takes none.
+ */
+const personalTakesNoMembers = () =>
+  new AppError('conflict', 'A personal organization takes no members: create a team (POST /v1/organizations) and invite them there.');
 
 /** Why a link does not work, saying nothing about the organization it was for. */
 function assertOpen(row: InvitationRow | undefined, now: number): asserts row is InvitationRow {
@@ -49,6 +55,7 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
       const { row, org, inviter } = await db.transaction().execute(async (trx) => {
         const { org, role } = await membershipOf(trx, orgId, actor.userId, dialect);
         assertRole(role, 'admin', 'Inviting members');
+        if (org.personal) throw personalTakesNoMembers();
         if (!mayInvite(role, input.role)) assertRole(role, 'owner', 'Inviting an owner');
         const invitations = createInvitationsRepository(trx);
         const emailNormalized = normalizeEmail(input.email);
@@ -105,6 +112,7 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
         // The organization first, as every membership change takes it (a deletion waits, or wins).
         const org = await orgs.lockById(invitation.org_id, dialect);
         if (!org) throw invalid('This invitation link is not valid: check that it was copied whole.');
+        if (org.personal) throw personalTakesNoMembers(); // an invitation from before they were refused
         // Its sender must still be able to send it: demoted, removed or deleted, they speak for no one.
         const inviterRole = invitation.invited_by === null ? undefined : await orgs.roleOf(org.id, invitation.invited_by);
         if (!mayInvite(inviterRole, invitation.role)) throw invalid('This invitation was withdrawn: whoever sent it can no longer invite to this role. Ask for a new one.');

@@ -9,6 +9,12 @@ import type { OrganizationRow, OrganizationsRepository } from './organizations.r
 export interface Membership {
   org: OrganizationRow;
   role: OrgRole;
+  /**
+   * The personal organization of its earliest owner still a member (null for a personal one, or
+   * none found): where a free organization's requests spend (modules/limits/budget-key.ts). Cached
+   * with the row: a change of owners shows within the cache's lifetime.
+   */
+  ownerBudget: string | null;
 }
 
 /**
@@ -20,7 +26,7 @@ export interface Membership {
  */
 export function createOrganizationCache(deps: { organizations: OrganizationsRepository; bus: Bus; clock: Clock }) {
   const { organizations, bus, clock } = deps;
-  const orgs = new LruCache<string, { row: OrganizationRow | undefined; at: number }>(100_000);
+  const orgs = new LruCache<string, { row: OrganizationRow | undefined; ownerBudget: string | null; at: number }>(100_000);
   // Keyed "orgId userId"; null: known not to be a member.
   const roles = new LruCache<string, { role: OrgRole | null; at: number }>(200_000);
   // Bumped by every change: a read that was in flight meanwhile may hold the old rows, so it is not cached.
@@ -45,21 +51,21 @@ export function createOrganizationCache(deps: { organizations: OrganizationsRepo
     if (role.role === null) return null;
     const org = orgs.get(orgId);
     if (org === undefined || org.at <= oldest) return undefined;
-    return org.row ? { org: org.row, role: role.role } : null;
+    return org.row ? { org: org.row, role: role.role, ownerBudget: org.ownerBudget } : null;
   }
 
   async function get(orgId: string, userId: string): Promise<Membership | null> {
     const cached = peek(orgId, userId);
     if (cached !== undefined) return cached;
     const before = changes;
-    const [row, role] = await Promise.all([organizations.findById(orgId), organizations.roleOf(orgId, userId)]);
+    const [row, role, ownerBudget] = await Promise.all([organizations.findById(orgId), organizations.roleOf(orgId, userId), organizations.ownerBudgetOf(orgId)]);
     if (changes === before) {
       const at = clock.now();
       // Frozen: shared by every request of the organization.
-      orgs.set(orgId, { row: row && Object.freeze(row), at });
+      orgs.set(orgId, { row: row && Object.freeze(row), ownerBudget, at });
       roles.set(`${orgId} ${userId}`, { role: role ?? null, at });
     }
-    return row && role ? { org: row, role } : null;
+    return row && role ? { org: row, role, ownerBudget } : null;
   }
 
   return {

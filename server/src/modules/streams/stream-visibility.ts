@@ -13,15 +13,30 @@ const READ_SCOPE: Array<[prefix: string, scope: Scope]> = [
   ['webhook.', 'webhooks:read'],
 ];
 
-export function mayRead(auth: AuthContext, type: EventType): boolean {
-  const rule = READ_SCOPE.find(([prefix]) => type.startsWith(prefix));
-  return rule ? auth.scopes.has(rule[1]) : auth.credential === 'access_token';
+/** Events about one person's account (recorded for their user, into their personal organization). */
+const ACCOUNT_PREFIXES = ['user.', 'session.', 'security.'];
+export const isAccountEvent = (type: EventType): boolean => ACCOUNT_PREFIXES.some((prefix) => type.startsWith(prefix));
+
+/**
+ * Who reads: the credential, and whether the organization streamed is the reader's own personal
+ * one. Account events (their address, their sessions) are that person's alone: another member
+ * of their personal organization (one who joined while it took members) never sees them.
+ */
+export interface Reader {
+  auth: AuthContext;
+  ownAccount: boolean;
 }
 
-/** The types a credential asked for (patterns) that it may read; asking for none means all it may read. */
-export function visibleTypes(auth: AuthContext, patterns: string[] | undefined): Set<EventType> {
+export function mayRead(reader: Reader, type: EventType): boolean {
+  const rule = READ_SCOPE.find(([prefix]) => type.startsWith(prefix));
+  if (rule) return reader.auth.scopes.has(rule[1]);
+  return reader.auth.credential === 'access_token' && (reader.ownAccount || !isAccountEvent(type));
+}
+
+/** The types a reader asked for (patterns) that it may read; asking for none means all it may read. */
+export function visibleTypes(reader: Reader, patterns: string[] | undefined): Set<EventType> {
   const asked = patterns ?? ['*'];
-  return new Set(ALL_EVENT_TYPES.filter((type) => mayRead(auth, type) && asked.some((p) => patternMatches(p, type))));
+  return new Set(ALL_EVENT_TYPES.filter((type) => mayRead(reader, type) && asked.some((p) => patternMatches(p, type))));
 }
 
 /** A chat's stream names its events without the `chat.` the account stream needs to tell them apart. */

@@ -122,15 +122,17 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
     },
   }, async (request, reply) => {
     const stream = streamRequest(request, request.query.last_event_id);
+    const account = await credentials.accounts.get(stream.auth.userId);
+    const reader = { auth: stream.auth, ownAccount: account?.personal_org_id === stream.organization.org.id };
     const asked = request.query.types?.split(',').map((p) => p.trim()).filter(Boolean);
     const patterns = asked?.length ? asked : undefined; // `types=` alone asks for nothing in particular: all
     for (const pattern of patterns ?? []) {
       if (!isEventPattern(pattern, ALL_EVENT_TYPES)) throw fieldError('/types', 'invalid', `"${pattern.slice(0, 100)}" is not an event type or pattern (chat.*, agent.created, *).`);
-      if (visibleTypes(stream.auth, [pattern]).size === 0) {
-        throw new AppError('insufficient_scope', `This credential may not read ${pattern} events: platform events need their read scope, account events an access token from a login.`);
+      if (visibleTypes(reader, [pattern]).size === 0) {
+        throw new AppError('insufficient_scope', `This credential may not read ${pattern} events: platform events need their read scope, account events an access token from a login, in one's own personal organization.`);
       }
     }
-    const opened = await streams.openAccount(stream, visibleTypes(stream.auth, patterns));
+    const opened = await streams.openAccount(stream, visibleTypes(reader, patterns));
     return sendStream(reply, await confirm(opened, () => assertStillValid(credentials, request)));
   });
 };

@@ -8,18 +8,23 @@ import type { Database } from '../../infra/db/schema.js';
 import { preparedQuery } from '../../infra/db/prepared-queries.js';
 import type { Membership } from '../organizations/organization-cache.js';
 import type { EventType } from '../events/event-types.js';
+import { lastNumberGiven } from '../events/event-sequencer.js';
 import { READ_PAGE, STREAMED_COLUMNS, toStreamed, type EventFeed, type StreamedEvent } from './event-feed.js';
 import { createLiveStream, type Presentation } from './live-stream.js';
 import type { StreamRegistry } from './stream-registry.js';
 import type { StreamSlots } from './stream-slots.js';
 import { CHAT_STREAM_NAMES } from './stream-visibility.js';
 
-type Range = { orgId: string; after: number; upTo: number; limit: number };
+/** `joinedAt`: the reader joined the organization then; nothing from before is theirs to replay. */
+type Range = { orgId: string; after: number; upTo: number; joinedAt: string; limit: number };
 const replayOfAccount = preparedQuery((q, $: Range) =>
-  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+  q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo)
+    .where('created_at', '>=', $.joinedAt).orderBy('seq').limit($.limit));
 const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
   q.selectFrom('events').select(STREAMED_COLUMNS).where('chat_id', '=', $.chatId).where('org_id', '=', $.orgId)
-    .where('seq', '>', $.after).where('seq', '<=', $.upTo).orderBy('seq').limit($.limit));
+    .where('seq', '>', $.after).where('seq', '<=', $.upTo).where('created_at', '>=', $.joinedAt).orderBy('seq').limit($.limit));
+const joinedAt = preparedQuery((q, $: { orgId: string; userId: string }) =>
+  q.selectFrom('memberships').select('created_at').where('org_id', '=', $.orgId).where('user_id', '=', $.userId));
 
 /** A 429 that says how many streams the organization may hold; Retry-After because one may close soon. */
 const tooManyStreams = (cap: number) =>
@@ -50,9 +55,23 @@ export interface OpenedStream {
 export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFeed; slots: StreamSlots; registry: StreamRegistry }) {
   const { db, feed, slots, registry } = deps;
 
-  async function open(request: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
-    const { auth, organization } = request;
+  /**
+   * The client's Last-Event-ID if it is a number this organization's events reached; else null
+   * (start live). Numbers never go back, so a larger one was never sent by us (another database,
+   * a made-up header): kept, it would make the stream drop every live event up to it.
+   */
+  async function resumePoint(orgId: string, lastEventId: number | null): Promise<number | null> {
+    if (lastEventId === null || lastEventId === 0) return lastEventId;
+    return lastEventId <= (await lastNumberGiven(db, orgId)) ? lastEventId : null;
+  }
+
+  async function open(input: StreamRequest, present: (event: StreamedEvent) => Presentation, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<OpenedStream> {
+    const { auth, organization } = input;
     const orgId = organization.org.id;
+    const request = { ...input, lastEventId: await resumePoint(orgId, input.lastEventId) };
+    // A key's stream reads as the member who made it. No membership: removed meanwhile.
+    const member = await joinedAt.first({ orgId, userId: auth.userId }, db);
+    if (!member) throw new AppError('not_a_member', 'The caller no longer belongs to this organization.');
     const slotId = randomUUID();
     const cap = streamCapFor(organization.org);
     if (!(await slots.take(orgId, slotId, cap))) throw tooManyStreams(cap);
@@ -85,13 +104,13 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
       start(out) {
         const { lastEventId } = request;
         stream.attach(out, lastEventId === null || lastEventId >= since ? (lastEventId ?? since) : null);
-        if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, replay);
+        if (!stream.closed) void replayThenLive(stream, request.lastEventId, since, (range) => replay({ ...range, joinedAt: member.created_at }));
       },
       cancel: () => stream.close(),
     };
   }
 
-  async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Range) => Promise<StreamedEvent[]>): Promise<void> {
+  async function replayThenLive(stream: ReturnType<typeof createLiveStream>, lastEventId: number | null, since: number, replay: (range: Omit<Range, 'joinedAt'>) => Promise<StreamedEvent[]>): Promise<void> {
     try {
       let after = lastEventId ?? since;
       while (after < since && !stream.closed) {

@@ -1,3 +1,4 @@
+import { budgetKeyOf } from '../../core/budget-key.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth, requireOrganization } from '../../http/authenticate.js';
@@ -71,9 +72,11 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
       response: { 200: Type.Ref('Usage') },
     },
   }, async (request) => {
-    const { org } = requireOrganization(request);
-    // An API key with a budget of its own sees, per window, the tighter of its own and the organization's.
-    return presentUsage(org, await limiter.peek(org.id, limitsFor(org), requireAuth(request).keyBudget));
+    const membership = requireOrganization(request);
+    const { org } = membership;
+    // An API key with a budget of its own sees, per window, the tighter of its own and the organization's
+    // (a free organization's being its owner's: core/budget-key.ts).
+    return presentUsage(org, await limiter.peek(budgetKeyOf(membership), limitsFor(org), requireAuth(request).keyBudget));
   });
 
   app.get('/usage/history', {

@@ -1,3 +1,4 @@
+import { budgetKeyOf } from '../../core/budget-key.js';
 import type { AuthContext, KeyInspection } from '../../core/credentials.js';
 import { AppError } from '../../core/errors.js';
 import { limitsFor } from '../../core/tiers.js';
@@ -141,7 +142,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const limits = limitsFor(membership.org);
       if (!count) {
         const [state, remaining] = await Promise.all([
-          deps.limiter.peek(orgId, limits, auth.keyBudget),
+          deps.limiter.peek(budgetKeyOf(membership), limits, auth.keyBudget),
           auth.usesLimited ? deps.keyUses.usesLeft(keyId!) : Promise.resolve(null),
         ]);
         // Whether a call of `cost` would be admitted now, without making it.
@@ -153,7 +154,8 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       const options = { cost, key: auth.keyBudget };
       // The memory limiter decides synchronously; Redis needs its round trip.
-      const decision = deps.limiter.consumeNow?.(orgId, limits, options) ?? (await deps.limiter.consume(orgId, limits, options));
+      const budget = budgetKeyOf(membership); // a free organization's is its owner's (core/budget-key.ts)
+      const decision = deps.limiter.consumeNow?.(budget, limits, options) ?? (await deps.limiter.consume(budget, limits, options));
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
       if (!decision.allowed) {
         record('rate_limited');

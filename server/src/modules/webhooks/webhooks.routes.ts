@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actingOrgId, auditActorOf } from '../../http/authenticate.js';
+import { actingOrgId, auditActorOf, requireAuth, requireOrganization } from '../../http/authenticate.js';
 import { AppError } from '../../core/errors.js';
 import { assertCursor } from '../../core/pagination.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
@@ -8,6 +8,7 @@ import { isId } from '../../core/ids.js';
 import { CreateWebhookBody, DeliveryListQuery, UpdateWebhookBody } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 import { webhookOperationsRoutes } from './webhook-operations.routes.js';
+import { maySeeExcerpts, withoutExcerpts } from './excerpt-visibility.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
@@ -76,7 +77,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     const { limit, cursor, status } = request.query;
     assertCursor('delivery', cursor);
     const page = await webhooks.listDeliveries(actingOrgId(request), endpointId(request.params.id), limit, cursor, status);
-    return { data: page.rows, next_cursor: page.nextCursor };
+    const shown = maySeeExcerpts(requireAuth(request), requireOrganization(request).role) ? page.rows : withoutExcerpts(page.rows);
+    return { data: shown, next_cursor: page.nextCursor };
   });
 
   webhookOperationsRoutes(app, webhooks, endpointId);

@@ -44,7 +44,7 @@ const DeliveryAttempt = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], { description: 'Network error, timeout or refusal when there was no status' }),
     duration_ms: Type.Integer({ description: 'Until the receiver answered its status (or the attempt failed)' }),
     response_excerpt: Type.Union([Type.String(), Type.Null()], {
-      description: `The first ${EXCERPT_BYTES} bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer`,
+      description: `The first ${EXCERPT_BYTES} bytes of the receiver's answer as text (control characters replaced, … when cut); null when it did not answer, and for a reader who is not an admin with webhooks:write`,
     }),
   },
   { additionalProperties: false },

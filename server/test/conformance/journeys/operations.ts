@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GetContext } from '../context.js';
+import { METRICS_TOKEN } from '../stack.js';
 
 /** The public operations outside the account model: health, readiness, metrics, signing keys, OpenID discovery. */
 export function operationsJourney(ctx: GetContext): void {
@@ -8,7 +9,9 @@ export function operationsJourney(ctx: GetContext): void {
       const { api } = ctx();
       expect((await api.call('healthz', {}, 200)).body).toEqual({ status: 'ok' });
       expect((await api.call('readyz', {}, 200)).body.status).toBe('ok');
-      expect((await api.call('metrics', {}, 200)).body).toMatch(/^# HELP /m);
+      // On the public port only to the bearer of METRICS_TOKEN (set for this server: stack.ts).
+      expect((await api.call('metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }, 200)).body).toMatch(/^# HELP /m);
+      expect((await api.call('metrics', {}, 401)).body).toMatchObject({ code: 'authentication_required' });
       const jwks = await api.call('getJwks', {}, 200);
       expect(jwks.body.keys.length).toBeGreaterThan(0);
       expect(jwks.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
