@@ -184,7 +184,7 @@ export interface paths {
          * Delete the account and everything it owns, after a grace period
          * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). At once every session is signed out and every API key the account created is revoked, on every instance; the account and what it owns (its personal organization and every organization it is the only member of, with all they hold) are deleted at `deletion_due_at` (ACCOUNT_DELETION_GRACE_DAYS, default 30; 0: at once). Signing in before then restores the account (revoked keys stay revoked). 409 `last_owner`, with nothing changed, while the account is the last owner of an organization that has other members.
          *
-         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         delete: operations["deleteMe"];
         options?: never;
@@ -209,7 +209,7 @@ export interface paths {
          * Change the sign-in email address (confirmed from a link mailed to the new one)
          * @description Needs the current password (an account without one: a sign-in within MFA_STEP_UP_SECONDS). Mails a single-use link (24 h) to the new address; following it signed in as this account (`POST /v1/auth/email/verify {token}` with its access token) makes it the sign-in address, confirmed, and tells the old address. Until then nothing changes. A newer request voids the older link. 409 `email_taken` when another account uses the address. 3 requests per hour that get this far (a mail, or a taken address).
          *
-         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["changeEmail"];
         delete?: never;
@@ -251,7 +251,7 @@ export interface paths {
         put?: never;
         /**
          * Change the password; signs out every other session
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -339,7 +339,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the recovery codes with ten new ones
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
@@ -403,7 +403,7 @@ export interface paths {
          * Start adding a passkey: options for navigator.credentials.create()
          * @description Needs the password, and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.
          *
-         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;
@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Finish adding a passkey with the authenticator's answer
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["addPasskey"];
         delete?: never;
@@ -448,7 +448,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a passkey
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -595,7 +595,7 @@ export interface paths {
          * Link a provider sign-in to the account
          * @description Start with GET /v1/auth/oidc/{provider}/authorize, then send the code it returned here with the PKCE verifier. Needs the password (accounts without one: a sign-in within MFA_STEP_UP_SECONDS), and on an account with TOTP a factor proved within MFA_STEP_UP_SECONDS.
          *
-         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["linkIdentity"];
         delete?: never;
@@ -618,7 +618,7 @@ export interface paths {
          * Unlink a provider
          * @description Refused (409) when it is the account's only way in: no password, no passkey, no other provider.
          *
-         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         delete: operations["unlinkIdentity"];
         options?: never;
@@ -701,7 +701,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key; the secret is in this response only
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the member role or higher in the organization. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -733,7 +733,7 @@ export interface paths {
         head?: never;
         /**
          * Rename a key, narrow its scopes, change its expiry or its own limits; at once on every instance
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). The caller must be able to hold every scope the key holds (service scopes: a service administrator).
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -749,7 +749,7 @@ export interface paths {
         put?: never;
         /**
          * A new secret for the key; the old one works for the grace period, then is refused. The secret is in this response only
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). The caller must be able to hold every scope the key holds (service scopes: a service administrator).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -798,14 +798,14 @@ export interface paths {
         post?: never;
         /**
          * Delete the organization with everything it owns; its API keys stop working at once (owner; not a personal organization)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the owner role or higher in the organization. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         delete: operations["deleteOrganization"];
         options?: never;
         head?: never;
         /**
          * Rename the organization (admin or owner)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -819,7 +819,7 @@ export interface paths {
         };
         /**
          * Who did what in the organization, from where, newest first (admin or owner)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization.
          */
         get: operations["listOrganizationAuditLog"];
         put?: never;
@@ -862,14 +862,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member (admin or owner; an owner needs an owner), or leave (your own user id); their API keys here are revoked, or kept with api_keys=keep
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         delete: operations["removeOrganizationMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's role (admin or owner; only an owner makes owners or changes an owner's role; the last owner stays)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         patch: operations["updateOrganizationMember"];
         trace?: never;
@@ -883,13 +883,13 @@ export interface paths {
         };
         /**
          * Open invitations, newest first (admin or owner)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization.
          */
         get: operations["listOrganizationInvitations"];
         put?: never;
         /**
          * Invite an address by mail (admin or owner; only owners invite owners); replaces an open invitation to the same address. The link works once, for 7 days
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization. Granting the admin or owner role needs, on an account with a second factor, a session that proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["createOrganizationInvitation"];
         delete?: never;
@@ -910,7 +910,7 @@ export interface paths {
         post?: never;
         /**
          * Withdraw an open invitation; its link stops working (admin or owner)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization.
          */
         delete: operations["revokeOrganizationInvitation"];
         options?: never;
@@ -1047,7 +1047,7 @@ export interface paths {
          * Change a user's tier, custom limits or disabled flag
          * @description Custom `limits` are for the enterprise tier only (400 otherwise); moving an account to another tier drops its custom limits, and `limits: null` returns it to the tier's defaults. `disabled: true` refuses the account's tokens and keys at once on every instance, revokes its sessions and closes its live streams; `false` lets it sign in again (its sessions stay revoked). An administrator cannot disable their own account (409 `conflict`).
          *
-         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         patch: operations["adminUpdateUser"];
         trace?: never;
@@ -1093,7 +1093,7 @@ export interface paths {
          * Change an organization's tier or custom limits
          * @description The budget every member and key of the organization spends from. Custom `limits` are for the enterprise tier only (400 otherwise); moving to another tier drops them, and `limits: null` returns to the tier's defaults.
          *
-         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         *     Needs an admin's access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         patch: operations["adminUpdateOrganization"];
         trace?: never;
@@ -1113,7 +1113,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent
-         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         post: operations["createAgent"];
         delete?: never;
@@ -1138,14 +1138,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an agent with its chats and messages
-         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         delete: operations["deleteAgent"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `agents:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         patch: operations["updateAgent"];
         trace?: never;
@@ -1165,7 +1165,7 @@ export interface paths {
         put?: never;
         /**
          * Start a chat with an agent
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         post: operations["createChat"];
         delete?: never;
@@ -1190,14 +1190,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a chat and its messages
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         delete: operations["deleteChat"];
         options?: never;
         head?: never;
         /**
          * Rename a chat (chat.updated)
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         patch: operations["updateChat"];
         trace?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         put?: never;
         /**
          * Post a message; user messages reach the agent runtime as chat.message.created
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         post: operations["createMessage"];
         delete?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         put?: never;
         /**
          * Append the next piece of a streaming reply; idempotent by sequence (a sequence already applied changes nothing)
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         post: operations["appendMessageDelta"];
         delete?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a streaming reply complete (chat.message.completed); completing it again changes nothing
-         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `chats:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the member role or higher in the organization.
          */
         post: operations["completeMessage"];
         delete?: never;
@@ -1323,7 +1323,7 @@ export interface paths {
          * Create a webhook endpoint; the signing secret is shown once
          * @description The URL must resolve to public addresses (private, loopback, link-local and metadata addresses are refused with field codes in /docs/errors). At most 20 endpoints per account.
          *
-         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1348,14 +1348,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint and its deliveries
-         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change url, events, description or enabled
-         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1371,7 +1371,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook.test event to this endpoint only
-         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         * @description Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1413,7 +1413,7 @@ export interface paths {
          * Send one delivery again, with its original event and webhook-id
          * @description Any status: the delivery is pending and due now, its attempts kept (new ones are added). Receivers deduplicate on `webhook-id`, which stays the original. 409 when the endpoint is disabled, or the delivery has had 50 attempts.
          *
-         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1435,7 +1435,7 @@ export interface paths {
          * Send every failed delivery since a time again
          * @description Every `failed` delivery of this endpoint created at or after `since`, oldest first, at most 10000 a call (if `redelivered` says that many, call again for the rest). `since` must not be in the future (field code in_future) nor older than the events kept, 30 days (beyond_retention). 409 when the endpoint is disabled.
          *
-         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         post: operations["redeliverFailedWebhookDeliveries"];
         delete?: never;
@@ -1457,7 +1457,7 @@ export interface paths {
          * A new signing secret; the old one keeps signing for the overlap. The secret is in this response only
          * @description Until `previous_secret_expires_at` every delivery carries two signatures in `webhook-signature` (new secret first), so receivers verify with either while they switch. A rotation during an overlap drops the secret before the current one: at most two sign.
          *
-         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget.
+         *     Needs the `webhooks:write` scope (access tokens carry every scope; API keys the scopes chosen at creation). Spends one request of the account's budget. Needs the admin role or higher in the organization.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;

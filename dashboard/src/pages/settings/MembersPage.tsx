@@ -148,7 +148,7 @@ function InviteForm({ organization, onInvited }: { organization: Organization; o
     <section class="card" aria-labelledby="invite-title">
       <h2 id="invite-title">Invite someone</h2>
       <p class="hint">They get a link by mail; it works once, for 7 days, for an account with that (confirmed) address.</p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <ActionForm class="form" aria-labelledby="invite-title" onSubmit={() => run()}>
         <Field label="Email" name="invite-email" type="email" autocomplete="off" required maxLength={254} value={email} onValue={setEmail} error={error?.fields.email} />
         <SelectField label="Role" name="invite-role" value={role} options={rolesFor(organization.role)} onValue={(v) => setRole(v as OrganizationRole)} error={error?.fields.role} />
@@ -175,7 +175,7 @@ function ChangeRoleForm({ organization, member, onCancel, onChanged }: MemberFor
   return (
     <>
       <h2 id="role-title">Change the role of {member.email}</h2>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <ActionForm class="form" aria-labelledby="role-title" onSubmit={() => run()}>
         <SelectField label="Role" name="member-role" value={role} options={rolesFor(organization.role)} onValue={(v) => setRole(v as OrganizationRole)} error={error?.fields.role} />
         <div class="actions">
@@ -200,7 +200,7 @@ function RemoveMemberForm({ organization, member, onCancel, onRemoved }: MemberF
   return (
     <>
       <h2 id="remove-title">Remove {member.email}?</h2>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <ActionForm class="form" aria-labelledby="remove-title" onSubmit={() => run()}>
         <fieldset class="choice">
           <legend>The API keys they created in {organization.name}</legend>

@@ -93,7 +93,7 @@ function LeaveOrganization({ organization }: { organization: Organization }) {
     <section class="card" aria-labelledby="org-leave-title">
       <h2 id="org-leave-title">Leave</h2>
       <p>You stop seeing its agents, chats and webhooks, and the API keys you created in it stop working.</p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <div class="actions">
         <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
           Leave {organization.name}…
@@ -118,7 +118,7 @@ function DeleteOrganization({ organization }: { organization: Organization }) {
     <section class="card card-danger" aria-labelledby="org-delete-title">
       <h2 id="org-delete-title">Delete the organization</h2>
       <p>Deletes it for every member, with its agents, chats, webhooks and API keys. This cannot be undone.</p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={error} onStepUp={() => void run()} />
       <div class="actions">
         <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
           Delete {organization.name}…
