@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/core/ids.js';
 import { routePolicy, type RoutePolicy } from '../src/http/route-policy.js';
 import { openApiDocument, operationsOf, schemaResolver, type JsonSchema, type Operation } from './fuzz/openapi-operations.js';
 import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
@@ -220,6 +221,23 @@ describe(`route policy (${dialect})`, () => {
       }
       expect(problems).toEqual([]);
       expect(await t.deps.database.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow()).toEqual(before);
+    });
+
+    it('every route declaring an organization role refuses a viewer with insufficient_role, naming the role it declares', async () => {
+      const owner = await t.signUp();
+      const team = (await t.request({ method: 'POST', url: '/v1/organizations', headers: bearer(owner.tokens.access_token), payload: { name: 'Roles' } })).json() as { id: string };
+      const viewer = await t.signUp();
+      await t.deps.database.db.insertInto('memberships').values({ org_id: team.id, user_id: viewer.id, role: 'viewer', created_at: new Date(t.clock.now()).toISOString() }).execute();
+      const declared = served.filter((r) => r.policy.auth === 'session' && r.policy.role !== undefined && r.policy.role !== 'viewer' && r.operationId);
+      expect(declared.map((r) => r.operationId)).toEqual(expect.arrayContaining(['deleteOrganization', 'updateOrganizationMember', 'createApiKey']));
+      const ids = { id: team.id, user_id: owner.id, invitation_id: newId('invitation') };
+      const problems: string[] = [];
+      for (const route of declared) {
+        const res = await requestTo(route.operationId!, viewer.tokens.access_token, ids, {}, { 'gatehouse-organization': team.id });
+        const body = res.json() as { code?: string; required_role?: string };
+        if (res.statusCode !== 403 || body.code !== 'insufficient_role' || body.required_role !== route.policy.role) problems.push(`${route.operationId}: ${res.statusCode} ${res.body.slice(0, 160)}`);
+      }
+      expect(problems).toEqual([]);
     });
   });
 });
