@@ -733,7 +733,7 @@ export interface paths {
         head?: never;
         /**
          * Rename a key, narrow its scopes, change its expiry or its own limits; at once on every instance
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). The caller must be able to hold every scope the key holds (service scopes: a service administrator).
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). A key with a service scope is changed or rolled only by a service administrator.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -749,7 +749,7 @@ export interface paths {
         put?: never;
         /**
          * A new secret for the key; the old one works for the grace period, then is refused. The secret is in this response only
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). The caller must be able to hold every scope the key holds (service scopes: a service administrator).
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`). A key with a service scope is changed or rolled only by a service administrator.
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -862,7 +862,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member (admin or owner; an owner needs an owner), or leave (your own user id); their API keys here are revoked, or kept with api_keys=keep
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
+         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. Needs the admin role or higher in the organization. Removing someone else needs, on an account with a second factor, a session that proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`); leaving does not.
          */
         delete: operations["removeOrganizationMember"];
         options?: never;

@@ -1,3 +1,5 @@
+import { AppError } from './errors.js';
+
 /**
  * The scopes of the platform's routes (API.md §3). Access tokens from a login carry them all; an
  * API key carries those chosen at its creation (default: all of these).
@@ -26,4 +28,15 @@ export type Scope = (typeof KEY_SCOPES)[number];
 
 export function isServiceScope(scope: string): boolean {
   return (SERVICE_SCOPES as readonly string[]).includes(scope);
+}
+
+/**
+ * 403 unless a user whose role on the service is `serviceRole` may hold every one of `scopes`:
+ * service scopes are an administrator's alone. Asked of the scopes a key is created or narrowed
+ * to, and of the scopes a key holds when someone changes or rolls it.
+ */
+export function assertMayHoldScopes(scopes: readonly string[], serviceRole: string): void {
+  if (serviceRole !== 'admin' && scopes.some(isServiceScope)) {
+    throw new AppError('forbidden', 'Service keys (scope credentials:verify) are for administrators only: only one may create, change or roll them.');
+  }
 }

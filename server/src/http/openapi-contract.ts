@@ -77,8 +77,9 @@ function requirementSentence(facts: OperationFacts): string {
   const needsRole = role !== undefined && role !== 'viewer' ? ` Needs the ${role} role or higher in the organization.` : '';
   const proves = stepUp === 'always' ? ' On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).'
     : stepUp === 'granting-role' ? ' Granting the admin or owner role needs, on an account with a second factor, a session that proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).'
-      : '';
-  const holds = key === 'holding-its-scopes' ? ' The caller must be able to hold every scope the key holds (service scopes: a service administrator).' : '';
+      : stepUp === 'removing-another' ? ' Removing someone else needs, on an account with a second factor, a session that proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`); leaving does not.'
+        : '';
+  const holds = key === 'holding-its-scopes' ? ' A key with a service scope is changed or rolled only by a service administrator.' : '';
   return `${who} ${spends}${needsRole}${proves}${holds}`;
 }
 

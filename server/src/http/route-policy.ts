@@ -1,7 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { AppError } from '../core/errors.js';
-import { insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../core/roles.js';
-import { isServiceScope } from '../core/scopes.js';
+import { roleForScope, type OrgRole } from '../core/roles.js';
+import { assertMayHoldScopes, isServiceScope } from '../core/scopes.js';
 import type { AuthRequirement, BudgetMode } from './auth-context.js';
 import { isId } from '../core/ids.js';
 import { addResponses } from './route-hooks.js';
@@ -13,16 +12,18 @@ import { problemResponses } from './schemas.js';
  * - 'always': the operation grants power (adds a way in, changes who may act, creates, rolls or
  *   widens a credential, changes the address or password, deletes);
  * - 'granting-role': when the body's `role` is admin or owner (an invitation);
+ * - 'removing-another': when the path's `user_id` is someone else (leaving gives up only one's own access);
  * - 'never': it grants nothing a stolen access token could turn against the owner (renaming,
  *   revoking, signing out: the owner fighting a thief must be able to do these with what they have).
  */
-export type StepUpClass = 'always' | 'granting-role' | 'never';
+export type StepUpClass = 'always' | 'granting-role' | 'removing-another' | 'never';
 
 /**
  * How a route under /api-keys/{id} treats the key it acts on:
- * - 'holding-its-scopes': the caller must be able to hold every scope the key holds now (its
- *   organization role allows the platform scopes; service scopes only a service administrator),
- *   so no one takes over, through a roll or an update, a key stronger than themselves;
+ * - 'holding-its-scopes': the caller must be able to hold every scope the key holds now, so no one
+ *   takes over, through a roll or an update, a key stronger than themselves: service scopes only a
+ *   service administrator (the platform scopes are all an admin's, and acting on another member's
+ *   key needs admin; a member's own key works no further than their role now, whatever it holds);
  * - 'revoking': taking a key's power away needs no more than the role the service checks (an
  *   admin must be able to stop a leaked key of anyone in the organization);
  * - 'reading': reads what every member sees (never a secret).
@@ -89,17 +90,9 @@ function assertDeclared(route: RouteOptions): void {
   const account = config?.auth === 'session' || config?.auth === 'admin';
   const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
   if (config?.stepUp !== undefined && !account) throw new Error(`${where}: stepUp needs auth: 'session' or 'admin' (API keys have no second factor)`);
-  if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role' or 'never'): does it grant power?`);
+  if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role', 'removing-another' or 'never'): does it grant power?`);
+  if (config?.stepUp === 'removing-another' && !route.url.includes(':user_id')) throw new Error(`${where}: stepUp 'removing-another' needs a :user_id in the path`);
   if (/\/api-keys\/:id(\/|$)/.test(route.url) && config?.key === undefined) throw new Error(`${where}: declare config.key: how it treats the key it acts on`);
-}
-
-/** 403 for a caller who may not hold every scope of the key they act on. */
-function assertMayHoldKey(scopes: readonly string[], serviceRole: string, orgRole: OrgRole): void {
-  if (serviceRole !== 'admin' && scopes.some(isServiceScope)) {
-    throw new AppError('forbidden', 'This key is a service key (credentials:verify): only a service administrator may change or roll it.');
-  }
-  const beyond = scopes.find((scope) => !isServiceScope(scope) && !ROLE_SCOPES[orgRole].has(scope));
-  if (beyond !== undefined) throw insufficientRole(roleForScope(beyond), orgRole, `Acting on a key with the ${beyond} scope`);
 }
 
 export interface RoutePolicyDeps {
@@ -124,9 +117,8 @@ export function registerRoutePolicy(app: FastifyInstance, deps: RoutePolicyDeps)
   const holdsKey = async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };
     if (!isId('apiKey', id)) return; // the route answers 404
-    const { org, role } = request.organization!;
-    const scopes = await deps.keyScopes(org.id, id);
-    if (scopes !== undefined) assertMayHoldKey(scopes, request.account!.role, role);
+    const scopes = await deps.keyScopes(request.organization!.org.id, id);
+    if (scopes !== undefined) assertMayHoldScopes(scopes, request.account!.role);
   };
   app.addHook('onRoute', (route: RouteOptions) => {
     assertDeclared(route);
@@ -137,6 +129,11 @@ export function registerRoutePolicy(app: FastifyInstance, deps: RoutePolicyDeps)
       checks.push(async (request) => {
         const role = (request.body as { role?: unknown } | undefined)?.role;
         if (typeof role === 'string' && GRANTED_ROLES.has(role)) await stepUp(request);
+      });
+    }
+    if (policy.stepUp === 'removing-another') {
+      checks.push(async (request) => {
+        if ((request.params as { user_id?: string }).user_id !== request.auth!.userId) await stepUp(request);
       });
     }
     if (policy.key === 'holding-its-scopes') checks.push(holdsKey);

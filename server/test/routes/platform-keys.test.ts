@@ -278,6 +278,22 @@ describe(`platform keys (${dialect})`, () => {
       expect((await t.request({ method: 'DELETE', url: `/v1/api-keys/${id}`, headers: asTeamAdmin })).statusCode).toBe(204);
     });
 
+    it('an admin demoted to member still renames, narrows and rolls their own key after a leak (it works no further than their role anyway)', async () => {
+      const owner = await t.signUp();
+      const team = (await t.request({ method: 'POST', url: '/v1/organizations', headers: bearer(owner.tokens.access_token), payload: { name: 'Demotions' } })).json() as { id: string };
+      const member = await t.signUp();
+      await t.confirmEmail(member.id);
+      await join(owner.tokens.access_token, team.id, member, 'admin');
+      const inTeam = { ...bearer(member.tokens.access_token), 'gatehouse-organization': team.id };
+      const made = await t.request({ method: 'POST', url: '/v1/api-keys', headers: inTeam, payload: { name: 'hooks', scopes: ['agents:read', 'webhooks:write'] } });
+      expect(made.statusCode, made.body).toBe(201);
+      const demoted = await t.request({ method: 'PATCH', url: `/v1/organizations/${team.id}/members/${member.id}`, headers: bearer(owner.tokens.access_token), payload: { role: 'member' } });
+      expect(demoted.statusCode, demoted.body).toBe(200);
+      const id = made.json().id as string;
+      expect((await t.request({ method: 'PATCH', url: `/v1/api-keys/${id}`, headers: inTeam, payload: { name: 'leaked' } })).statusCode).toBe(200);
+      expect((await t.request({ method: 'POST', url: `/v1/api-keys/${id}/roll`, headers: inTeam, payload: {} })).statusCode).toBe(200);
+    });
+
     it("an organization admin rolls another member's key of platform scopes (every platform scope is an admin's to hold)", async () => {
       const owner = await t.signUp();
       await t.confirmEmail(owner.id);

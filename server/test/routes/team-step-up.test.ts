@@ -28,7 +28,7 @@ describe(`step-up on the team's power (${dialect})`, () => {
     await t.confirmEmail(user.id);
     return { id: user.id, email: user.email, token: user.tokens.access_token };
   };
-  /** An owner with TOTP on whose session proved it when enrolling, then let the step-up window pass. */
+  /** A person with TOTP on whose session proved it when enrolling, then let the step-up window pass. */
   const ownerWithTotp = async (): Promise<Person> => {
     const user = await t.signUp();
     await t.confirmEmail(user.id);
@@ -83,6 +83,15 @@ describe(`step-up on the team's power (${dialect})`, () => {
     expect((await call(owner, 'PATCH', `/v1/organizations/${org.id}/members/${member.id}`, { role: 'owner' })).statusCode).toBe(200);
     expect((await call(owner, 'POST', `/v1/organizations/${org.id}/invitations`, { email: outsider.email, role: 'admin' })).statusCode).toBe(201);
     expect((await call(owner, 'DELETE', `/v1/organizations/${org.id}/members/${member.id}`)).statusCode).toBe(204);
+  });
+
+  it('leaving a team gives up only one\'s own access: no step-up', async () => {
+    const owner = await person();
+    const org = (await call(owner, 'POST', '/v1/organizations', { name: 'Leavers' })).json() as { id: string };
+    const member = await ownerWithTotp(); // a person with TOTP whose step-up window has passed
+    await join(owner, org.id, member, 'member');
+    expect((await call(member, 'DELETE', `/v1/organizations/${org.id}/members/${member.id}`)).statusCode).toBe(204);
+    expect(await roleOf(org.id, member.id)).toBeUndefined();
   });
 
   it('an account without a second factor is not asked for one', async () => {

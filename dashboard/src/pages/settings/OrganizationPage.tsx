@@ -93,7 +93,7 @@ function LeaveOrganization({ organization }: { organization: Organization }) {
     <section class="card" aria-labelledby="org-leave-title">
       <h2 id="org-leave-title">Leave</h2>
       <p>You stop seeing its agents, chats and webhooks, and the API keys you created in it stop working.</p>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
+      <ErrorAlert error={error} />
       <div class="actions">
         <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
           Leave {organization.name}…

@@ -6,7 +6,7 @@ import type { Bus } from '../../infra/bus.js';
 import { isoTime, type Clock } from '../../infra/clock.js';
 import { newId } from '../../core/ids.js';
 import { sha256Hex } from '../tokens/opaque-tokens.js';
-import { isServiceScope, KEY_SCOPES, USER_SCOPES } from '../../core/scopes.js';
+import { assertMayHoldScopes, isServiceScope, KEY_SCOPES, USER_SCOPES } from '../../core/scopes.js';
 import { nextPeriodStart, periodStarts, usesLeft, type RefillInterval } from './key-uses.js';
 import { cleanName } from '../../core/names.js';
 import { generateApiKey } from './api-key-format.js';
@@ -75,13 +75,6 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
     if (!(at > clock.now())) throw fieldError('/expires_at', 'in_past', 'expires_at must be in the future.');
     if (at - clock.now() > MAX_LIFETIME_MS) throw fieldError('/expires_at', 'too_far', 'expires_at must be within 5 years.');
     return isoTime(at);
-  }
-
-  /** Service scopes are an administrator's to give (API.md §3): anyone else gets 403. */
-  function assertMayHold(scopes: readonly string[], role: string): void {
-    if (role !== 'admin' && scopes.some(isServiceScope)) {
-      throw new AppError('forbidden', 'Only administrators create service keys (scope credentials:verify).');
-    }
   }
 
   /** The columns of a key's own limits from a body; fields absent from the body stay as `current` has them. */
@@ -153,7 +146,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
       const name = cleanName(input.name);
       // By default every platform scope the creator's role allows.
       const scopes = input.scopes ?? USER_SCOPES.filter((scope) => ROLE_SCOPES[actor.orgRole].has(scope));
-      assertMayHold(scopes, actor.serviceRole);
+      assertMayHoldScopes(scopes, actor.serviceRole);
       const beyondRole = scopes.find((scope) => !isServiceScope(scope) && !ROLE_SCOPES[actor.orgRole].has(scope));
       if (beyondRole !== undefined) throw insufficientRole(roleForScope(beyondRole), actor.orgRole);
       const key = generateApiKey();
@@ -220,7 +213,7 @@ export function createApiKeysService(deps: { repo: ApiKeysRepository; dialect: D
         if (input.scopes !== undefined) {
           const held = current.scopes.split(' ');
           if (input.scopes.some((s) => !held.includes(s))) throw fieldError('/scopes', 'not_narrower', 'Scopes can only be removed from a key; create a new key for more.');
-          assertMayHold(input.scopes, actor.serviceRole);
+          assertMayHoldScopes(input.scopes, actor.serviceRole);
           change.scopes = KEY_SCOPES.filter((s) => input.scopes!.includes(s)).join(' ');
         }
         const updated = (await keys.update(actor.orgId, id, change))!;

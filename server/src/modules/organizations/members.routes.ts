@@ -40,8 +40,8 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
   });
 
   app.delete('/organizations/:id/members/:user_id', {
-    // Removing a member changes who may act (leaving one's own membership needs only membership: the service lets any role leave).
-    config: { ...config, stepUp: 'always', role: 'admin' },
+    // Removing someone changes who may act; leaving gives up only one's own access (any role may leave).
+    config: { ...config, stepUp: 'removing-another', role: 'admin' },
     schema: {
       tags, operationId: 'removeOrganizationMember',
       summary: 'Remove a member (admin or owner; an owner needs an owner), or leave (your own user id); their API keys here are revoked, or kept with api_keys=keep',
