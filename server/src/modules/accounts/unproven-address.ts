@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../core/client-info.js';
 import { AppError } from '../../core/errors.js';
-import { normalizeEmail } from '../../core/email-address.js';
+import { normalizeEmail, releasedAddress } from '../../core/email-address.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -44,7 +44,7 @@ export function admitUnprovenConfirmation(follower: LinkFollower, ownerId: strin
 }
 
 /** The reserved address an account holds once it gave its unproven one up. */
-export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;
+export { releasedAddress };
 
 /**
  * Gives the account's unproven address up, in the registering transaction. Conditional: an
