@@ -27,3 +27,6 @@ export function normalizeEmail(email: string): string {
  * nothing is ever mailed there, and the account id keeps it unique.
  */
 export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;
+
+/** Whether `email` is such a reserved address (nothing may be mailed to it). */
+export const isReleasedAddress = (email: string): boolean => email.endsWith('@unclaimed.invalid');

@@ -72,6 +72,13 @@ describe(`addresses from a provider not trusted for them (${dialect})`, () => {
     const after = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(attackersToken) })).json();
     expect(after.email).not.toBe(victim);
     expect(after.email).toMatch(/\.invalid$/);
+    // Nothing is mailed to the reserved address: asking for a verification mail is refused.
+    const resend = await t.request({ method: 'POST', url: '/v1/users/me/email/verification', headers: bearer(attackersToken) });
+    expect(resend.statusCode, resend.body).toBe(409);
+    expect(resend.json().detail).toContain('change of email');
+    expect((await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: after.email } })).statusCode).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(inbox.mails.filter((m) => m.to === after.email)).toEqual([]);
     // The claimant still signs in, to their own account; the victim signs in to theirs.
     expect(decodeJwt((await providerSignIn(attacker)).json().access_token).sub).toBe(attackersId);
     expect(decodeJwt((await t.login(victim, STRONG_PASSWORD)).access_token).sub).toBe(registered.json().id);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../core/client-info.js';
 import { AppError, tooManyAttempts } from '../../core/errors.js';
+import { isReleasedAddress } from '../../core/email-address.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -72,6 +73,8 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     async resendVerification(userId: string): Promise<void> {
       const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
+      // The reserved address an account holds after giving an unproven one up routes nowhere.
+      if (isReleasedAddress(user.email)) throw new AppError('conflict', 'This account has no email address yet: set one by a change of email (Settings), which mails its own link.');
       // An address a provider claimed (accounts/unproven-address.ts) may be mailed too: its link
       // confirms only when followed signed in as this account, so the claimant who has it sent to
       // someone else's inbox gains nothing, and the provider's real users can confirm theirs.
