@@ -30,6 +30,7 @@ Commands:
         [--per-minute N] [--per-day N] [--streams N]  custom limits (enterprise tier only)
   users grant-admin <email>             give an account the admin role
   users reset-mfa <email>               turn off an account's second factor (lost phone and recovery codes)
+  users release-provider-addresses <provider>  give up the addresses a provider not trusted for them (link_by_email: false) made its accounts hold
   users disable <email|user_id>         sign an account out everywhere and refuse its logins, tokens and API keys
   users enable <email|user_id>          let a disabled account sign in again
   keys revoke <key_id>                  revoke any account's API key by its id
@@ -42,6 +43,7 @@ Every command reads the same environment as the server. Run "npx gatehouse <comm
   'users set-tier': `Usage: npx gatehouse users set-tier <email|org_id> <tier> [--per-minute N] [--per-day N] [--streams N]\n\nAn email sets the tier of that account's personal organization; an org_… id, of that organization.\nTiers: ${TIERS.join(', ')}. --per-minute, --per-day and --streams (live streams open at once) set custom\nlimits, for the enterprise tier only; a limit without one keeps the tier's default. Any other tier uses its defaults: moving an account\nto it drops the custom limits it had.`,
   'users grant-admin': 'Usage: npx gatehouse users grant-admin <email>\n\nGives the account the admin role (admin API).',
   'users reset-mfa': 'Usage: npx gatehouse users reset-mfa <email>\n\nTurns off the account\'s TOTP factor and deletes its recovery codes, for an owner who lost both\n(check who is asking first). The password alone signs in again; the security log and the\nuser.mfa.disabled webhook event record it.',
+  'users release-provider-addresses': `Usage: npx gatehouse users release-provider-addresses <provider>\n\nFor a sign-in provider configured (or now configured) link_by_email: false: every account whose address\nis confirmed, that has no password and whose only ways in are identities of <provider> (the id in\nOIDC_PROVIDERS) gives its address up, as a registration takes an address such a provider claimed: it\nholds <id>@unclaimed.invalid, unconfirmed, keeps its provider sign-in, and sets a real address by a\nchange of email. The address's owner can then register it. Accounts made before such addresses were\nheld unconfirmed cannot be told apart otherwise (the provider's trust is configuration, not data).\nEach account's security log records it (email_changed, reason released_by_operator). ${INSTANCES_NOTE}`,
   'users disable': `Usage: npx gatehouse users disable <email|user_id>\n\nWhat the admin API's PATCH /v1/admin/users/{id} {"disabled": true} does: the account's sessions are\nrevoked, its logins, tokens and API keys refused (403 account_disabled) and its live streams closed.\n${INSTANCES_NOTE}\nThe account's security log records it (account_updated_by_admin, by operator). "users enable" undoes it.`,
   'users enable': `Usage: npx gatehouse users enable <email|user_id>\n\nLets a disabled account sign in again, and its API keys work again; the sessions revoked when it was\ndisabled stay revoked. ${INSTANCES_NOTE}`,
   'keys revoke': `Usage: npx gatehouse keys revoke <key_id>\n\nRevokes the API key with this id (key_…), whoever holds it, as DELETE /v1/api-keys/{id} does: its\norganization gets the key back in its count, its audit log and the api_key.revoked webhook event record\nit, and the owner's security log shows it (by operator). ${INSTANCES_NOTE}\nThe key's secret (gth_…) is not its id: GET /v1/api-keys lists the ids.`,
@@ -207,6 +209,15 @@ async function withOperator(config: Config, run: (operator: Operator) => Promise
   });
 }
 
+async function releaseAddresses(config: Config, args: string[]): Promise<string> {
+  const [provider, ...extra] = args;
+  if (!provider || extra.length > 0) throw new UsageError(HELP['users release-provider-addresses']!);
+  return withOperator(config, async (operator) => {
+    const count = await operator.releaseProviderAddresses(provider);
+    return { changed: count > 0, message: `released ${count} ${count === 1 ? 'address' : 'addresses'} held on the word of provider ${provider}` };
+  });
+}
+
 async function setDisabled(config: Config, args: string[], disabled: boolean): Promise<string> {
   const [who, ...extra] = args;
   if (!who || extra.length > 0) throw new UsageError(HELP[disabled ? 'users disable' : 'users enable']!);
@@ -292,6 +303,9 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     case 'users reset-mfa':
       console.log(await resetMfa(config, rest));
+      return 0;
+    case 'users release-provider-addresses':
+      console.log(await releaseAddresses(config, rest));
       return 0;
     case 'users disable':
     case 'users enable':

@@ -13,6 +13,7 @@ import { createDependencies } from '../src/dependencies.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { openDatabase } from '../src/infra/db/database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
+import { newId } from '../src/core/ids.js';
 import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
 import { TIERS } from '../src/core/tiers.js';
 import * as OTPAuth from 'otpauth';
@@ -28,7 +29,7 @@ import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT_DIR = resolve(SERVER_DIR, '..');
 const COMMANDS = [
-  ['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['users', 'reset-mfa'], ['users', 'disable'], ['users', 'enable'], ['keys', 'revoke'], ['keys', 'rotate'],
+  ['serve'], ['migrate'], ['users', 'list'], ['users', 'set-tier'], ['users', 'grant-admin'], ['users', 'reset-mfa'], ['users', 'release-provider-addresses'], ['users', 'disable'], ['users', 'enable'], ['keys', 'revoke'], ['keys', 'rotate'],
 ];
 
 interface Result {
@@ -362,6 +363,39 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toContain('has no second factor; nothing changed');
       expect((await cli(['users', 'reset-mfa', 'nobody@example.com'])).code).toBe(2);
+    }, 120_000);
+
+    it('users release-provider-addresses releases the confirmed address of every account whose only ways in are that provider\'s identities', async () => {
+      const db = server.deps.database.db;
+      /** An account as a provider not trusted for addresses made it before: confirmed, no password, its identities. */
+      const providerAccount = async (providers: string[], password = false) => {
+        const address = uniqueEmail();
+        const reg = await server.app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email: address, password: STRONG_PASSWORD, name: 'Provider user' } });
+        expect(reg.statusCode, reg.body).toBe(201);
+        const id = reg.json().id as string;
+        await db.updateTable('users').set({ email_verified: 1, ...(password ? {} : { password_hash: '' }) }).where('id', '=', id).execute();
+        for (const provider of providers) {
+          await db.insertInto('identities').values({ id: newId('identity'), user_id: id, provider, subject: randomBytes(6).toString('hex'), email: address, created_at: new Date().toISOString(), last_used_at: null }).execute();
+        }
+        return { id, address };
+      };
+      const squatter = await providerAccount(['tenant-idp']);
+      const withPassword = await providerAccount(['tenant-idp'], true);
+      const alsoOther = await providerAccount(['tenant-idp', 'github']);
+      const otherProvider = await providerAccount(['github']);
+
+      const res = await cli(['users', 'release-provider-addresses', 'tenant-idp']);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain('released 1 address');
+      const address = async (id: string) => db.selectFrom('users').select(['email', 'email_verified']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(await address(squatter.id)).toEqual({ email: `${squatter.id}@unclaimed.invalid`, email_verified: 0 });
+      for (const kept of [withPassword, alsoOther, otherProvider]) expect(await address(kept.id)).toEqual({ email: kept.address, email_verified: 1 });
+      // The address's owner registers it now.
+      const owner = await server.app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email: squatter.address, password: STRONG_PASSWORD, name: 'Owner' } });
+      expect(owner.statusCode, owner.body).toBe(201);
+      const again = await cli(['users', 'release-provider-addresses', 'tenant-idp']);
+      expect(again.stdout).toContain('released 0 addresses');
+      expect((await cli(['users', 'release-provider-addresses'])).code).toBe(2);
     }, 120_000);
 
     it('keys rotate adds a signing key and retires the old one; JWKS then serves both', async () => {

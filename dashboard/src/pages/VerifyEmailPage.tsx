@@ -11,7 +11,8 @@ import { useSession } from '../lib/session.tsx';
 /**
  * The page behind the mailed link `/verify-email?token=…`: confirms the address as it opens, with
  * the session when there is one. The same link confirms a change of email (sent to the new
- * address), which the server accepts only from the account's owner signed in: signed out, it
+ * address), which the server accepts only from the account's owner signed in, as it does the link
+ * confirming an address a provider not trusted for addresses gave the account: signed out, it
  * answers 401 `authentication_required` and the link stays usable, so the page offers to log in
  * and the router brings the visitor back here with the token (`/login?next=…`). The server answers
  * a confirmed address and a confirmed change alike, so, signed in, the page compares the account's
@@ -38,7 +39,7 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
       })
       .catch((e) => setState(describeError(e)));
   }, []);
-  // A change of email's link opened signed out: the server kept it for the owner, logged in.
+  // A change of email's link (or a provider-given address's) opened signed out: the server kept it for the owner, logged in.
   const needsLogin = typeof state === 'object' && state.code === 'authentication_required';
   return (
     <>
@@ -57,8 +58,8 @@ export function VerifyEmailPage({ query }: { query: URLSearchParams }) {
         <section class="card" aria-labelledby="verify-signin-title">
           <h2 id="verify-signin-title">Log in to confirm your new email address</h2>
           <p>
-            This link changes the email address you sign in with, so it works only for you, logged in. Log in with your current email address: you will come back to this page, and
-            the change is made.
+            This link changes the email address you sign in with (or confirms the address a sign-in provider gave your account), so it works only for you, logged in. Log in
+            with your current email address or that provider: you will come back to this page, and the link does its work.
           </p>
           <div class="actions">
             <Link class="button button-primary" href={`/login?next=${encodeURIComponent(here)}`}>

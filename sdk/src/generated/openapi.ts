@@ -97,7 +97,7 @@ export interface paths {
          * Confirm an email address with the token from the mail
          * @description The link of every mail that confirms an address: the one sent at registration (or resent), and the one a change of email sends to the new address (POST /v1/users/me/email), which makes that address the account's sign-in address. 409 `email_taken` when another account took the new address meanwhile.
          *
-         *     A registration link needs no credential (an Authorization header is ignored). A change of email's link also needs the account's owner signed in: `Authorization: Bearer <access token>` of the same account, so that whoever reads a mistyped new address cannot take the account. Without it 401 `authentication_required` (sign in with the current address, then open the link again); an invalid, expired or revoked token 401 as on any route; an API key 403 `session_required`; another account's token 403 `forbidden`; a disabled account 403 `account_disabled`, one scheduled for deletion 401 `invalid_token`. A refused request leaves the link unspent. Clients send their session whenever they have one.
+         *     A registration link needs no credential (an Authorization header is ignored). A change of email's link also needs the account's owner signed in: `Authorization: Bearer <access token>` of the same account, so that whoever reads a mistyped new address cannot take the account. So does the verification link of an account whose address came from a sign-in provider not trusted for addresses (`link_by_email: false`) and is not confirmed yet: the account signed in (with that provider) confirms it and keeps its provider sign-in, while whoever merely receives the mail cannot confirm someone else's claim on their address. Without it 401 `authentication_required` (sign in with the current address, then open the link again); an invalid, expired or revoked token 401 as on any route; an API key 403 `session_required`; another account's token 403 `forbidden`; a disabled account 403 `account_disabled`, one scheduled for deletion 401 `invalid_token`. A refused request leaves the link unspent. Clients send their session whenever they have one.
          */
         post: operations["verifyEmail"];
         delete?: never;
@@ -117,7 +117,9 @@ export interface paths {
         put?: never;
         /**
          * Send the verification mail again (3 per hour)
-         * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
+         * @description Also for an account whose address came from a sign-in provider not trusted for addresses (`link_by_email: false`): its link then confirms only when followed signed in as this account (POST /v1/auth/email/verify with its access token). 409 `conflict` when the address is already confirmed.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit.
          */
         post: operations["resendVerification"];
         delete?: never;

@@ -20,3 +20,13 @@ export function isEmailAddress(text: string): boolean {
 export function normalizeEmail(email: string): string {
   return email.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
+
+/**
+ * The reserved address an account holds once it gave an address it held on nobody's proof up
+ * (modules/accounts/unproven-address.ts, migration 0017): RFC 2606 `.invalid` routes nowhere, so
+ * nothing is ever mailed there, and the account id keeps it unique.
+ */
+export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;
+
+/** Whether `email` is such a reserved address (nothing may be mailed to it). */
+export const isReleasedAddress = (email: string): boolean => email.endsWith('@unclaimed.invalid');

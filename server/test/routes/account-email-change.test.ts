@@ -80,7 +80,7 @@ describe(`changing the sign-in email (${dialect})`, () => {
     // Whoever reads the new address's inbox (a typo, a catch-all typo domain), with no session.
     const anonymous = await refused({}, 401, 'authentication_required');
     expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="gatehouse"');
-    expect(anonymous.json().detail).toMatch(/sign in with your current email address, then open the link again/);
+    expect(anonymous.json().detail).toMatch(/sign in \(with your current email address.*then open the link again/);
     // A credential that is no good, as any route answers it.
     expect((await refused({ authorization: 'Bearer not-a-token' }, 401, 'invalid_token')).headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
     expect((await refused({ authorization: 'Basic dXNlcjpwYXNz' }, 401, 'invalid_token')).headers['www-authenticate']).toMatch(/error="invalid_token"/);

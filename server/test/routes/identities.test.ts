@@ -422,6 +422,42 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(log.data.map((e: { type: string }) => e.type)).toContain('identity_linked');
   });
 
+  it('a link by email held back for the second factor is not made if the account stopped allowing it meanwhile (address changed, or made admin): the sign-in completes without it', async () => {
+    const owner = await t.signUp();
+    await t.confirmEmail(owner.id);
+    const enrol = await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(owner.tokens.access_token), payload: { password: owner.password } });
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.json().secret) });
+    const code = () => totp.generate({ timestamp: t.clock.now() });
+    expect((await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(owner.tokens.access_token), payload: { code: code() } })).statusCode).toBe(200);
+    const linkedIdentities = () => t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', owner.id).execute();
+    const challenge = async () => {
+      const signIn = await providerSignIn(person({ email: owner.email }).id);
+      const challenged = await exchange(signIn.code, signIn.verifier);
+      expect(challenged.json().code).toBe('mfa_required');
+      return challenged.json().mfa_token as string;
+    };
+    const prove = async (mfaToken: string) => {
+      t.clock.advance(30_000);
+      const verified = await t.request({ method: 'POST', url: '/v1/auth/mfa/verify', payload: { mfa_token: mfaToken, code: code() } });
+      expect(verified.statusCode, verified.body).toBe(200);
+      expect(decodeJwt(verified.json().access_token).sub).toBe(owner.id);
+    };
+
+    // The account's address changed between the challenge and the factor.
+    const first = await challenge();
+    await t.deps.database.db.updateTable('users').set({ email: `moved-${owner.email}`, email_normalized: `moved-${owner.email}`.toLowerCase() }).where('id', '=', owner.id).execute();
+    await prove(first);
+    expect(await linkedIdentities()).toEqual([]);
+    await t.deps.database.db.updateTable('users').set({ email: owner.email, email_normalized: owner.email.toLowerCase() }).where('id', '=', owner.id).execute();
+
+    // The account became an admin's meanwhile.
+    const second = await challenge();
+    await t.deps.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', owner.id).execute();
+    await t.deps.accounts.changed(owner.id);
+    await prove(second);
+    expect(await linkedIdentities()).toEqual([]);
+  });
+
   it('asks for the second factor after a provider sign-in when TOTP is on (amr oidc otp)', async () => {
     const someone = person();
     const made = await providerSignIn(someone.id);

@@ -72,19 +72,69 @@ describe(`addresses from a provider not trusted for them (${dialect})`, () => {
     const after = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(attackersToken) })).json();
     expect(after.email).not.toBe(victim);
     expect(after.email).toMatch(/\.invalid$/);
+    // Nothing is mailed to the reserved address: asking for a verification mail is refused.
+    const resend = await t.request({ method: 'POST', url: '/v1/users/me/email/verification', headers: bearer(attackersToken) });
+    expect(resend.statusCode, resend.body).toBe(409);
+    expect(resend.json().detail).toContain('change of email');
+    expect((await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: after.email } })).statusCode).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(inbox.mails.filter((m) => m.to === after.email)).toEqual([]);
     // The claimant still signs in, to their own account; the victim signs in to theirs.
     expect(decodeJwt((await providerSignIn(attacker)).json().access_token).sub).toBe(attackersId);
     expect(decodeJwt((await t.login(victim, STRONG_PASSWORD)).access_token).sub).toBe(registered.json().id);
   });
 
-  it("the claimant cannot have the verification link mailed to the address's owner (one click would confirm the claim)", async () => {
+  /** Whether the account's address is confirmed, read from the database (no cache in the way). */
+  const verified = async (userId: string) => (await t.deps.database.db.selectFrom('users').select('email_verified').where('id', '=', userId).executeTakeFirstOrThrow()).email_verified === 1;
+
+  it("the verification mail a claimant has sent to the address's owner confirms nothing when followed signed out or as another account, and stays unspent", async () => {
     const victim = uniqueEmail();
     const made = await providerSignIn(claimant(victim));
+    expect(made.statusCode, made.body).toBe(200);
+    const claimantsId = decodeJwt(made.json().access_token).sub!;
     const resend = await t.request({ method: 'POST', url: '/v1/users/me/email/verification', headers: bearer(made.json().access_token) });
-    expect(resend.statusCode).toBe(409);
-    expect(resend.json().detail).toContain('Forgot password');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(inbox.mails.filter((m) => m.to === victim)).toEqual([]);
+    expect(resend.statusCode, resend.body).toBe(202);
+    const token = tokenFromMail(await inbox.waitFor(victim, /Confirm your email address/), 'verify-email');
+
+    // The owner of the inbox clicks, signed out: that must not confirm the claimant's account.
+    const signedOut = await t.request({ method: 'POST', url: '/v1/auth/email/verify', payload: { token } });
+    expect(signedOut.statusCode, signedOut.body).toBe(401);
+    expect(signedOut.json().code).toBe('authentication_required');
+    // ...nor signed in to an account of their own.
+    const other = await t.signUp();
+    const asOther = await t.request({ method: 'POST', url: '/v1/auth/email/verify', headers: bearer(other.tokens.access_token), payload: { token } });
+    expect(asOther.statusCode, asOther.body).toBe(403);
+    expect(asOther.json().code).toBe('forbidden');
+    expect(await verified(claimantsId)).toBe(false);
+    // The link was not spent by either refusal: the account signed in still confirms with it.
+    const owner = await t.request({ method: 'POST', url: '/v1/auth/email/verify', headers: bearer(made.json().access_token), payload: { token } });
+    expect(owner.statusCode, owner.body).toBe(204);
+  });
+
+  it("the provider's real user confirms their address by following the link signed in, keeps the provider sign-in, and can accept an invitation", async () => {
+    const address = uniqueEmail();
+    const user = claimant(address);
+    const made = await providerSignIn(user);
+    expect(made.statusCode, made.body).toBe(200);
+    const accessToken = made.json().access_token as string;
+    const userId = decodeJwt(accessToken).sub!;
+    expect((await t.request({ method: 'POST', url: '/v1/users/me/email/verification', headers: bearer(accessToken) })).statusCode).toBe(202);
+    const token = tokenFromMail(await inbox.waitFor(address, /Confirm your email address/), 'verify-email');
+    const confirmed = await t.request({ method: 'POST', url: '/v1/auth/email/verify', headers: bearer(accessToken), payload: { token } });
+    expect(confirmed.statusCode, confirmed.body).toBe(204);
+    expect(await verified(userId)).toBe(true);
+    // Both proofs came from the owner (the inbox and the session): the provider identity stays.
+    expect(await t.deps.database.db.selectFrom('identities').select('provider').where('user_id', '=', userId).execute()).toEqual([{ provider: 'tenant-idp' }]);
+    expect(decodeJwt((await providerSignIn(user)).json().access_token).sub).toBe(userId);
+
+    const owner = await t.signUp();
+    const team = await t.request({ method: 'POST', url: '/v1/organizations', headers: bearer(owner.tokens.access_token), payload: { name: 'Provider users' } });
+    expect(team.statusCode, team.body).toBe(201);
+    const invited = await t.request({ method: 'POST', url: `/v1/organizations/${team.json().id}/invitations`, headers: bearer(owner.tokens.access_token), payload: { email: address, role: 'member' } });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const invitation = tokenFromMail(await inbox.waitFor(address, /You are invited/), 'accept-invitation');
+    const joined = await t.request({ method: 'POST', url: '/v1/invitations/accept', headers: bearer(accessToken), payload: { token: invitation } });
+    expect(joined.statusCode, joined.body).toBe(200);
   });
 
   it('a password reset that proves the inbox removes the ways in added before the address was proven, and logs it', async () => {

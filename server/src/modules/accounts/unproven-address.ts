@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../core/client-info.js';
-import { normalizeEmail } from '../../core/email-address.js';
+import { AppError } from '../../core/errors.js';
+import { normalizeEmail, releasedAddress } from '../../core/email-address.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
 import { recordEvent, type RecordedEvent } from '../events/event-outbox.js';
+import type { LinkFollower } from '../email/email-change.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import { NO_PASSWORD, type UserRow } from '../users/users.repository.js';
 
@@ -16,15 +18,33 @@ import { NO_PASSWORD, type UserRow } from '../users/users.repository.js';
  *   its sign-in but holds a reserved address that routes nowhere (RFC 2606 `.invalid`) until its
  *   person sets a real one (a change of email, confirmed by mail);
  * - a password reset mailed to it proves the inbox: the provider identities and passkeys the
- *   account had before (`removeUnprovenWaysIn`) were added by whoever claimed the address, and go.
+ *   account had before (`removeUnprovenWaysIn`) were added by whoever claimed the address, and go;
+ * - the ordinary verification link confirms it only when followed signed in as that very account
+ *   (`admitUnprovenConfirmation`): the link proves the inbox, the session the account, so both
+ *   proofs come from one person and the account keeps its ways in. A claimant can have the mail
+ *   sent to the address's owner, but the owner who clicks is not signed in as the claimant's
+ *   account, and the claimant never sees the link.
  */
 
 /** Whether `user` holds its address on a provider's word alone: unconfirmed, and no password set by its owner. */
 export const holdsUnprovenAddress = (user: Pick<UserRow, 'email_verified' | 'password_hash'>): boolean =>
   user.email_verified !== 1 && user.password_hash === NO_PASSWORD;
 
+/**
+ * Before a verification link of an account holding an unproven address is spent: only the
+ * account itself, signed in, may follow it (the rule of a change of email's link, email-change.ts).
+ * Throws the follower's refusal (401 signed out), or 403 for another account's session; the
+ * caller's token guard then leaves the link unspent.
+ */
+export function admitUnprovenConfirmation(follower: LinkFollower, ownerId: string): void {
+  if ('refused' in follower) throw follower.refused;
+  if (follower.userId !== ownerId) {
+    throw new AppError('forbidden', 'This address came from a sign-in provider: only its account, signed in, confirms it. Sign in to that account (with its provider), then open the link again.');
+  }
+}
+
 /** The reserved address an account holds once it gave its unproven one up. */
-export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;
+export { releasedAddress };
 
 /**
  * Gives the account's unproven address up, in the registering transaction. Conditional: an

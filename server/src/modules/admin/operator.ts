@@ -13,6 +13,7 @@ import { createSecurityLog } from '../security-log/security-log.js';
 import { createSessionsRepository } from '../sessions/sessions.repository.js';
 import { createSessionsService } from '../sessions/sessions.service.js';
 import { createUsersRepository, type UserRow, type UserWithPlan } from '../users/users.repository.js';
+import { releaseProviderAddresses } from '../accounts/release-provider-addresses.js';
 import { createAdminService } from './admin.service.js';
 
 export interface OperatorDeps {
@@ -98,6 +99,13 @@ export function createOperator(deps: OperatorDeps) {
       const key = await apiKeys.revokeAsOperator(id);
       if (key) await securityLog.record(key.user_id, 'api_key_revoked', undefined, { api_key_id: key.id, name: key.name, by: 'operator' });
       return key;
+    },
+
+    /** Releases the addresses a provider not trusted for them asserted (accounts/release-provider-addresses.ts); returns how many. */
+    async releaseProviderAddresses(provider: string): Promise<number> {
+      const released = await releaseProviderAddresses({ db, clock, securityLog }, provider);
+      for (const userId of released) await bus.publish({ type: 'account-changed', userId });
+      return released.length;
     },
 
     async close(): Promise<void> {

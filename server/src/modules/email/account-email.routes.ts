@@ -24,6 +24,8 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
         + '(POST /v1/users/me/email), which makes that address the account\'s sign-in address. 409 `email_taken` when another account took the new address meanwhile.\n\n'
         + 'A registration link needs no credential (an Authorization header is ignored). A change of email\'s link also needs the account\'s owner signed in: '
         + '`Authorization: Bearer <access token>` of the same account, so that whoever reads a mistyped new address cannot take the account. '
+        + 'So does the verification link of an account whose address came from a sign-in provider not trusted for addresses (`link_by_email: false`) and is not confirmed yet: '
+        + 'the account signed in (with that provider) confirms it and keeps its provider sign-in, while whoever merely receives the mail cannot confirm someone else\'s claim on their address. '
         + 'Without it 401 `authentication_required` (sign in with the current address, then open the link again); an invalid, expired or revoked token 401 as on any route; '
         + 'an API key 403 `session_required`; another account\'s token 403 `forbidden`; a disabled account 403 `account_disabled`, one scheduled for deletion 401 `invalid_token`. '
         + 'A refused request leaves the link unspent. Clients send their session whenever they have one.',
@@ -34,10 +36,10 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
     },
   }, async (request, reply) => {
     // Resolved before the transaction that reads and spends the token (and used only if it is a
-    // change of email's): its reads (an API key, the account) would otherwise wait on that
+    // change of email's, or confirms an address a provider claimed): its reads (an API key, the account) would otherwise wait on that
     // transaction's connection, the only one on SQLite.
     const follower = await sessionCaller(credentials, request.headers.authorization,
-      'Confirming a change of email needs the account signed in: sign in with your current email address, then open the link again.');
+      'This link needs its account signed in: sign in (with your current email address, or the sign-in provider the account uses), then open the link again.');
     await accountEmail.verify(request.body.token, clientOf(request), follower);
     return reply.code(204).send(null);
   });
@@ -46,6 +48,8 @@ export const accountEmailRoutes: FastifyPluginAsyncTypebox<{ accountEmail: Accou
     config: { auth: 'session', budget: 'exempt', stepUp: 'never' },
     schema: {
       tags: ['Account'], operationId: 'resendVerification', summary: 'Send the verification mail again (3 per hour)',
+      description: 'Also for an account whose address came from a sign-in provider not trusted for addresses (`link_by_email: false`): its link then confirms only when '
+        + 'followed signed in as this account (POST /v1/auth/email/verify with its access token). 409 `conflict` when the address is already confirmed.',
       response: { 202: Accepted, ...problemResponses([409]) },
     },
   }, async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../core/client-info.js';
 import { AppError, tooManyAttempts } from '../../core/errors.js';
+import { isReleasedAddress } from '../../core/email-address.js';
 import type { Clock } from '../../infra/clock.js';
 import { isoTime } from '../../infra/clock.js';
 import type { Database } from '../../infra/db/schema.js';
@@ -8,7 +9,7 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { AttemptLimiter } from '../../infra/limits/attempt-limiter.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import type { AccountCache } from '../accounts/account-cache.js';
-import { holdsUnprovenAddress, logRemovedWaysIn, removeUnprovenWaysIn } from '../accounts/unproven-address.js';
+import { admitUnprovenConfirmation, holdsUnprovenAddress, logRemovedWaysIn, removeUnprovenWaysIn } from '../accounts/unproven-address.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { assertPasswordAcceptable } from '../auth/password-policy.js';
@@ -72,12 +73,11 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     async resendVerification(userId: string): Promise<void> {
       const user = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
-      // An address a provider claimed for this account: a click on a verification link (asked for
-      // by whoever claimed it) would confirm the claim and keep its way in. Only a reset proves it,
-      // removing the ways in that came before (accounts/unproven-address.ts).
-      if (holdsUnprovenAddress(user)) {
-        throw new AppError('conflict', 'This address came from a sign-in provider: confirm it with "Forgot password", which mails a link to set a password, then link the provider again in settings.');
-      }
+      // The reserved address an account holds after giving an unproven one up routes nowhere.
+      if (isReleasedAddress(user.email)) throw new AppError('conflict', 'This account has no email address yet: set one by a change of email (Settings), which mails its own link.');
+      // An address a provider claimed (accounts/unproven-address.ts) may be mailed too: its link
+      // confirms only when followed signed in as this account, so the claimant who has it sent to
+      // someone else's inbox gains nothing, and the provider's real users can confirm theirs.
       const decision = await deps.attempts.take([{ key: `verify-mail:${userId}`, limit: RESEND_PER_HOUR, windowSeconds: 3600 }]);
       if (!decision.allowed) {
         throw tooManyAttempts('Too many verification mails; try again later.', decision.retryAfterSeconds);
@@ -90,24 +90,26 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
 
     /**
      * Every link that confirms an address ends here; the token's purpose decides what it does:
-     * confirm the account's address (anyone holding the link may), or make a new one (a change of
-     * email) its sign-in address, which only `follower` signed in as the account's owner may
-     * (email-change.ts); refused, the link stays unspent.
+     * confirm the account's address (anyone holding the link may, except for an address a
+     * provider claimed: then only `follower` signed in as that account, accounts/unproven-address.ts),
+     * or make a new one (a change of email) its sign-in address, which only `follower` signed in
+     * as the account's owner may (email-change.ts); refused, the link stays unspent.
      */
     async verify(token: string, client: ClientInfo, follower: LinkFollower): Promise<void> {
       let outcome: { userId: string; changed?: EmailChanged };
       try {
         outcome = await db.transaction().execute(async (trx) => {
-          const { userId, email, purpose } = await tokens.consume(trx, token, ['verify_email', 'change_email'], (found) => {
-            if (found.purpose === 'change_email') emailChange.admit(follower, found.userId);
+          const { userId, email, purpose } = await tokens.consume(trx, token, ['verify_email', 'change_email'], async (found) => {
+            if (found.purpose === 'change_email') return emailChange.admit(follower, found.userId);
+            const owner = await trx.selectFrom('users').select(['email_verified', 'password_hash']).where('id', '=', found.userId).executeTakeFirst();
+            if (owner && holdsUnprovenAddress(owner)) admitUnprovenConfirmation(follower, found.userId);
           });
           if (purpose === 'change_email') return { userId, changed: await emailChange.apply(trx, userId, email) };
-          const user = await trx.selectFrom('users').select(['email_normalized', 'email_verified', 'password_hash']).where('id', '=', userId).executeTakeFirst();
-          // The link confirms the address it was sent to, not whatever the account holds now.
-          if (!user || user.email_normalized !== normalizeEmail(email)) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
-          // Only a reset confirms an address a provider claimed (see resendVerification).
-          if (holdsUnprovenAddress(user)) throw new AppError('invalid_token', 'This address came from a sign-in provider: confirm it with "Forgot password".');
-          await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
+          // The link confirms the address it was sent to, not whatever the account holds now
+          // (conditional: a registration may take a provider-claimed address at this moment).
+          const confirmed = await trx.updateTable('users').set({ email_verified: 1, updated_at: isoTime(clock.now()) })
+            .where('id', '=', userId).where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
+          if (Number(confirmed.numUpdatedRows) !== 1) throw new AppError('invalid_token', 'This link is for an address the account no longer uses.');
           return { userId };
         });
       } catch (error) {

@@ -51,7 +51,7 @@ export function createEmailTokens(deps: { db: Kysely<Database>; clock: Clock }) 
      * owner.
      */
     async consume<P extends EmailTokenPurpose>(
-      trx: Kysely<Database>, token: string, purposes: readonly P[], guard?: (found: ConsumedToken<P>) => void,
+      trx: Kysely<Database>, token: string, purposes: readonly P[], guard?: (found: ConsumedToken<P>) => void | Promise<void>,
     ): Promise<ConsumedToken<P>> {
       const invalid = new AppError('invalid_token', 'This link is not valid any more: it was used, has expired, or was mistyped. Ask for a new one.');
       if (!purposes.some((p) => token.startsWith(PREFIX[p])) || token.length > 100) throw invalid;
@@ -62,7 +62,7 @@ export function createEmailTokens(deps: { db: Kysely<Database>; clock: Clock }) 
       // A dead link is said to be dead before the guard asks anything of its holder (signing in for nothing).
       if (!row || row.used_at !== null || row.expires_at <= nowIso) throw invalid;
       const found: ConsumedToken<P> = { userId: row.user_id, email: row.email, purpose: row.purpose as P };
-      guard?.(found);
+      await guard?.(found);
       // Conditional: of two requests racing with one token, exactly one spends it.
       const used = await trx.updateTable('email_tokens').set({ used_at: nowIso })
         .where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();

@@ -312,7 +312,15 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     async linkPending(user: UserRow, pending: string, client: ClientInfo): Promise<void> {
       const row = JSON.parse(pending) as IdentityRow;
       if (row.user_id !== user.id) return;
-      await linkByEmail(user, { ...row, last_used_at: now() }, client);
+      // The factor may come minutes after the first step: the link is made only if accountFor
+      // would still allow it now (the address still the account's, confirmed; no admin's; the
+      // provider still trusted for addresses). Otherwise the sign-in completes without it. An
+      // identity linked elsewhere meanwhile meets the unique (provider, subject) in linkByEmail.
+      const current = await deps.users.findById(user.id);
+      const sameAddress = current !== undefined && row.email !== null && isEmailAddress(current.email) && normalizeEmail(current.email) === normalizeEmail(row.email);
+      const linkable = sameAddress && current.email_verified === 1 && current.role !== 'admin' && current.disabled !== 1 && providers.get(row.provider)?.linkByEmail === true;
+      if (!linkable) return;
+      await linkByEmail(current, { ...row, last_used_at: now() }, client);
     },
 
     /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */
