@@ -33,7 +33,7 @@ const personalOrganization = preparedQuery((q, $: { userId: string }) => q.selec
 /**
  * Where an event goes: an organization's, or about a user's own account (`userId`), which their
  * personal organization hears of. Every endpoint there gets it: only the person can have made one,
- * as a personal organization takes no members (migration 0017 disabled those others made before).
+ * as a personal organization takes no members (migration 0018 disabled those others made before).
  */
 export type EventOwner = { orgId: string } | { userId: string };
 

@@ -14,7 +14,7 @@ import * as platformKeys from './0013-platform-keys.js';
 import * as organizations from './0014-organizations.js';
 import * as operations from './0015-operations.js';
 import * as mfaPendingLink from './0016-mfa-pending-link.js';
-import * as personalMembers from './0017-personal-members.js';
+import * as personalMembers from './0018-personal-members.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,5 +34,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014-organizations': organizations,
   '0015-operations': operations,
   '0016-mfa-pending-link': mfaPendingLink,
-  '0017-personal-members': personalMembers,
+  // 0017 is the identity work's (release-unfolded-addresses), on its own branch.
+  '0018-personal-members': personalMembers,
 };

@@ -7,17 +7,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.js';
 import { sha256Hex } from '../src/modules/tokens/opaque-tokens.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/infra/db/database.js';
+import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 
 /**
  * Issue 31, defect 7: a personal organization takes no members now, but members who joined one
  * before kept their membership, their keys, and the webhook endpoints they made there, which
- * received the person's account events (`user.*`, `session.*`, `security.*`). Migration 0017
+ * received the person's account events (`user.*`, `session.*`, `security.*`). Migration 0018
  * ends those memberships as removing a member does (keys revoked and given back to the key cap,
  * the organization given back to the member's cap) and disables the endpoints another user made.
  */
 const url = process.env.DATABASE_URL ?? 'sqlite:';
 const dialect = url.startsWith('postgres') ? 'postgres' : 'sqlite';
-const MIGRATION = '0017-personal-members';
+const MIGRATION = '0018-personal-members';
+/** The one before it, whichever that is once other branches' migrations are merged. */
+const PREVIOUS = Object.keys(MIGRATIONS).sort().at(Object.keys(MIGRATIONS).sort().indexOf(MIGRATION) - 1)!;
 
 describe(`migration ${MIGRATION} leaves each personal organization to its own person (${dialect})`, () => {
   let handle: DatabaseHandle | undefined;
@@ -32,13 +35,13 @@ describe(`migration ${MIGRATION} leaves each personal organization to its own pe
   });
   const open = () => {
     if (dialect === 'postgres') return openDatabase({ url, schema });
-    dir ??= mkdtempSync(join(tmpdir(), 'gatehouse-0017-'));
+    dir ??= mkdtempSync(join(tmpdir(), 'gatehouse-0018-'));
     return openDatabase({ url: `sqlite:${join(dir, 'gatehouse.db')}` });
   };
 
   it('removes strangers\' memberships, revokes their keys there, gives back both caps, and disables the endpoints they made', async () => {
     handle = await open();
-    expect(await migrateToLatest(handle, '0016-mfa-pending-link')).toContain('0016-mfa-pending-link');
+    expect(await migrateToLatest(handle, PREVIOUS)).toContain(PREVIOUS);
     const db = handle.db as unknown as Kysely<any>;
 
     // --- What the release allowed: Mia joined Pat's personal organization ---------------------
