@@ -38,6 +38,15 @@ describe(`metrics access (${dialect})`, () => {
     expect(right.statusCode).toBe(200);
     expect(right.body).toContain('process_cpu_user_seconds_total');
   });
+
+  it('reads the header as every route does (http/authenticate.ts parseBearer): the scheme in any case', async () => {
+    for (const authorization of [`bearer ${TOKEN}`, `BEARER  ${TOKEN} `]) {
+      const res = await tokened.request({ method: 'GET', url: '/metrics', headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(200);
+    }
+    const basic = await tokened.request({ method: 'GET', url: '/metrics', headers: { authorization: `Basic ${TOKEN}` } });
+    expect(basic.statusCode).toBe(401);
+  });
 });
 
 describe('the metrics listener of a running server (METRICS_PORT)', () => {

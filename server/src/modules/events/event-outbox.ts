@@ -30,7 +30,11 @@ const enabledEndpoint = preparedQuery((q, $: { orgId: string; id: string }) =>
 
 const personalOrganization = preparedQuery((q, $: { userId: string }) => q.selectFrom('users').select('personal_org_id').where('id', '=', $.userId));
 
-/** Where an event goes: an organization's, or about a user's own account (`userId`), which their personal organization hears of. */
+/**
+ * Where an event goes: an organization's, or about a user's own account (`userId`), which their
+ * personal organization hears of. Every endpoint there gets it: only the person can have made one,
+ * as a personal organization takes no members (migration 0018 disabled those others made before).
+ */
 export type EventOwner = { orgId: string } | { userId: string };
 
 /**

@@ -10,11 +10,11 @@ export interface Membership {
   org: OrganizationRow;
   role: OrgRole;
   /**
-   * The personal organization of its earliest owner still a member (null for a personal one, or
-   * none found): where a free organization's requests spend (modules/limits/budget-key.ts). Cached
-   * with the row: a change of owners shows within the cache's lifetime.
+   * The user id of a team's earliest owner still a member (null for a personal organization, or
+   * none found): whose free-teams budget a free team spends (core/budget-key.ts). Cached with the
+   * row: a change of owners shows within the cache's lifetime.
    */
-  ownerBudget: string | null;
+  teamOwner: string | null;
 }
 
 /**
@@ -26,7 +26,7 @@ export interface Membership {
  */
 export function createOrganizationCache(deps: { organizations: OrganizationsRepository; bus: Bus; clock: Clock }) {
   const { organizations, bus, clock } = deps;
-  const orgs = new LruCache<string, { row: OrganizationRow | undefined; ownerBudget: string | null; at: number }>(100_000);
+  const orgs = new LruCache<string, { row: OrganizationRow | undefined; teamOwner: string | null; at: number }>(100_000);
   // Keyed "orgId userId"; null: known not to be a member.
   const roles = new LruCache<string, { role: OrgRole | null; at: number }>(200_000);
   // Bumped by every change: a read that was in flight meanwhile may hold the old rows, so it is not cached.
@@ -51,21 +51,21 @@ export function createOrganizationCache(deps: { organizations: OrganizationsRepo
     if (role.role === null) return null;
     const org = orgs.get(orgId);
     if (org === undefined || org.at <= oldest) return undefined;
-    return org.row ? { org: org.row, role: role.role, ownerBudget: org.ownerBudget } : null;
+    return org.row ? { org: org.row, role: role.role, teamOwner: org.teamOwner } : null;
   }
 
   async function get(orgId: string, userId: string): Promise<Membership | null> {
     const cached = peek(orgId, userId);
     if (cached !== undefined) return cached;
     const before = changes;
-    const [row, role, ownerBudget] = await Promise.all([organizations.findById(orgId), organizations.roleOf(orgId, userId), organizations.ownerBudgetOf(orgId)]);
+    const [row, role, teamOwner] = await Promise.all([organizations.findById(orgId), organizations.roleOf(orgId, userId), organizations.teamOwnerOf(orgId)]);
     if (changes === before) {
       const at = clock.now();
       // Frozen: shared by every request of the organization.
-      orgs.set(orgId, { row: row && Object.freeze(row), ownerBudget, at });
+      orgs.set(orgId, { row: row && Object.freeze(row), teamOwner, at });
       roles.set(`${orgId} ${userId}`, { role: role ?? null, at });
     }
-    return row && role ? { org: row, role, ownerBudget } : null;
+    return row && role ? { org: row, role, teamOwner } : null;
   }
 
   return {

@@ -29,9 +29,9 @@ const findRole = preparedQuery((q, $: { orgId: string; userId: string }) =>
   q.selectFrom('memberships').select('role').where('org_id', '=', $.orgId).where('user_id', '=', $.userId));
 
 // The earliest owner first (then by id, so every instance picks the same one).
-const ownerBudget = preparedQuery((q, $: { orgId: string }) =>
-  q.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').innerJoin('organizations', 'organizations.id', 'memberships.org_id')
-    .select('users.personal_org_id').where('memberships.org_id', '=', $.orgId).where('memberships.role', '=', 'owner').where('organizations.personal', '=', 0)
+const teamOwner = preparedQuery((q, $: { orgId: string }) =>
+  q.selectFrom('memberships').innerJoin('organizations', 'organizations.id', 'memberships.org_id')
+    .select('memberships.user_id').where('memberships.org_id', '=', $.orgId).where('memberships.role', '=', 'owner').where('organizations.personal', '=', 0)
     .orderBy('memberships.created_at').orderBy('memberships.user_id').limit(1));
 
 /** Created over the database or over a transaction (`createOrganizationsRepository(trx)`), like the other repositories. */
@@ -41,8 +41,8 @@ export function createOrganizationsRepository(db: Kysely<Database>) {
     findById: (id: string): Promise<OrganizationRow | undefined> => findOrganization.first({ id }, db),
     /** The user's role in the organization; undefined: not a member. */
     roleOf: async (orgId: string, userId: string): Promise<OrgRole | undefined> => (await findRole.first({ orgId, userId }, db))?.role,
-    /** The personal organization of a team's earliest owner (its budget when free: limits/budget-key.ts); null for a personal one. */
-    ownerBudgetOf: async (orgId: string): Promise<string | null> => (await ownerBudget.first({ orgId }, db))?.personal_org_id ?? null,
+    /** The user id of a team's earliest owner (whose free-teams budget it spends when free: core/budget-key.ts); null for a personal one. */
+    teamOwnerOf: async (orgId: string): Promise<string | null> => (await teamOwner.first({ orgId }, db))?.user_id ?? null,
     /** An organization with its first member (call in a transaction). */
     async insertWithOwner(org: OrganizationRow, ownerId: string): Promise<void> {
       await db.insertInto('organizations').values(org).execute();
