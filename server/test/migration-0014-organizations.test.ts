@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.js';
 import { sha256Hex } from '../src/modules/tokens/opaque-tokens.js';
 import { generateApiKey } from '../src/modules/api-keys/api-key-format.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/infra/db/database.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { scratchDatabase } from './scratch-database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 
 /**
@@ -52,22 +50,10 @@ function expectedAfter(table: string, row: Row): Row {
 }
 
 describe(`migration 0014 moves what every account holds to its personal organization (${dialect})`, () => {
-  let handle: DatabaseHandle | undefined;
-  let dir: string | undefined;
-  const schema = dialect === 'postgres' ? `migrate_${randomBytes(6).toString('hex')}` : undefined;
-  afterEach(async () => {
-    if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle!.db);
-    await handle?.close();
-    handle = undefined;
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  const scratch = scratchDatabase('0014');
+  const { schema, open } = scratch;
+  let handle: DatabaseHandle;
 
-  const open = () => {
-    if (dialect === 'postgres') return openDatabase({ url, schema });
-    dir ??= mkdtempSync(join(tmpdir(), 'gatehouse-0014-'));
-    return openDatabase({ url: `sqlite:${join(dir, 'gatehouse.db')}` });
-  };
 
   async function tables(db: Kysely<any>): Promise<string[]> {
     const names =

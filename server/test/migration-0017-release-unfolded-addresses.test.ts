@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import { type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/infra/db/database.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { scratchDatabase } from './scratch-database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 import { createTestApp, dialect as appDialect, STRONG_PASSWORD, type TestApp } from './harness.js';
 
@@ -21,23 +19,12 @@ const dialect = url.startsWith('postgres') ? 'postgres' : 'sqlite';
 type Row = Record<string, unknown>;
 
 describe(`migration 0017 releases the addresses stored unfolded by the old provider path (${dialect})`, () => {
-  let handle: DatabaseHandle | undefined;
-  let dir: string | undefined;
-  const schema = dialect === 'postgres' ? `migrate_${randomBytes(6).toString('hex')}` : undefined;
-  afterEach(async () => {
-    if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle!.db);
-    await handle?.close();
-    handle = undefined;
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  const scratch = scratchDatabase('0017');
+  const { schema, open } = scratch;
+  let handle: DatabaseHandle;
 
   it('releases each address that fails the rule or whose stored form is not today’s, in batches, and leaves every other row alone', async () => {
-    if (dialect === 'postgres') handle = await openDatabase({ url, schema });
-    else {
-      dir = mkdtempSync(join(tmpdir(), 'gatehouse-0017-'));
-      handle = await openDatabase({ url: `sqlite:${join(dir, 'gatehouse.db')}` });
-    }
+    handle = await open();
     await migrateToLatest(handle, '0016-mfa-pending-link');
     const db = handle.db as unknown as Kysely<any>;
 
@@ -62,7 +49,7 @@ describe(`migration 0017 releases the addresses stored unfolded by the old provi
     // A reset link mailed to the look-alike before: it must not confirm anything any more.
     await db.insertInto('email_tokens').values({ token_hash: 'a'.repeat(64), user_id: kelvin, purpose: 'reset_password', email: `${KELVIN}ate@example.com`, created_at: at, expires_at: '2999-01-01T00:00:00.000Z', used_at: null }).execute();
 
-    expect(await migrateToLatest(handle)).toEqual(['0017-release-unfolded-addresses']);
+    expect(await migrateToLatest(handle, '0017-release-unfolded-addresses')).toEqual(['0017-release-unfolded-addresses']);
 
     const rows = new Map((await db.selectFrom('users').selectAll().execute() as Row[]).map((r) => [r.id as string, r]));
     for (const id of [kelvin, accented, unlowered]) {

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql, type Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../src/core/ids.js';
 import { sha256Hex } from '../src/modules/tokens/opaque-tokens.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/infra/db/database.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { scratchDatabase } from './scratch-database.js';
 import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
 
 /**
@@ -23,21 +21,9 @@ const MIGRATION = '0018-personal-members';
 const PREVIOUS = Object.keys(MIGRATIONS).sort().at(Object.keys(MIGRATIONS).sort().indexOf(MIGRATION) - 1)!;
 
 describe(`migration ${MIGRATION} leaves each personal organization to its own person (${dialect})`, () => {
-  let handle: DatabaseHandle | undefined;
-  let dir: string | undefined;
-  const schema = dialect === 'postgres' ? `migrate_${randomBytes(6).toString('hex')}` : undefined;
-  afterEach(async () => {
-    if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle!.db);
-    await handle?.close();
-    handle = undefined;
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-  const open = () => {
-    if (dialect === 'postgres') return openDatabase({ url, schema });
-    dir ??= mkdtempSync(join(tmpdir(), 'gatehouse-0018-'));
-    return openDatabase({ url: `sqlite:${join(dir, 'gatehouse.db')}` });
-  };
+  const scratch = scratchDatabase('0018');
+  const { schema, open } = scratch;
+  let handle: DatabaseHandle;
 
   it('removes strangers\' memberships, revokes their keys there, gives back both caps, and disables the endpoints they made', async () => {
     handle = await open();
