@@ -63,7 +63,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  // JSON only (API.md §1): Fastify's built-in text/plain parser would let plain text reach validation.
+  // JSON only: Fastify's built-in text/plain parser would let plain text reach validation.
   app.removeContentTypeParser('text/plain');
   const allowedMethods = trackAllowedMethods(app);
   registerProblemHandlers(app, { publicUrl: config.publicUrl, allowedMethods, onNotFound: observeUnmatched(durations) });

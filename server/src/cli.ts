@@ -14,7 +14,7 @@ import type { BusMessage } from './infra/bus.js';
 import type { Operator } from './modules/admin/operator.js';
 import { API_KEY_PREFIX } from './modules/api-keys/api-key-format.js';
 
-/** Running instances hear of a command's change through Redis only (API.md §8: one instance without it). */
+/** Running instances hear of a command's change through Redis only (one instance without it). */
 const INSTANCES_NOTE = `With REDIS_URL set, running instances act on it at once. Without it this command cannot reach a running
 instance: it sees the change when its cached copy expires (an account within 5 s, an API key within
 5 minutes), and live streams it holds stay open; the API, served by the instance itself, acts at once.`;

@@ -20,7 +20,7 @@ import * as OTPAuth from 'otpauth';
 import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 
 /**
- * `npx gatehouse <command>` (API.md §8), run as a user runs it: a child process on the database,
+ * `npx gatehouse <command>`, run as a user runs it: a child process on the database,
  * with an app instance on the same database to see the effect through the HTTP API. A fresh
  * SQLite file by default; with DATABASE_URL=postgres://… a fresh schema, handed to the CLI in
  * the connection string (`?options=-c search_path=…`), as an operator could.

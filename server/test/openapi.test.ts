@@ -12,7 +12,7 @@ import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
 import { redoclyLint } from './redocly-lint.js';
 
 /**
- * The contract document (API.md §7): GET /v1/openapi.json is OpenAPI 3.1, generated from the
+ * The contract document: GET /v1/openapi.json is OpenAPI 3.1, generated from the
  * route schemas, covers every route the app serves, passes `redocly lint`, and says what the
  * server really does (security, problem+json errors, body shapes).
  */
@@ -153,7 +153,7 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
       // The browser steps of a provider sign-in answer only with a redirect (302).
       expect(statuses.some((s) => /^2/.test(s)) || statuses.includes('302'), `${key} has a 2xx response`).toBe(true);
 
-      // Every documented error is a Problem sent as application/problem+json (API.md §2).
+      // Every documented error is a Problem sent as application/problem+json.
       const errors = statuses.filter((s) => /^[45]/.test(s));
       for (const status of errors) {
         expect(op.responses[status]!.content, `${key} ${status}`).toEqual({ [PROBLEM_MEDIA_TYPE]: { schema: { $ref: PROBLEM_REF } } });
@@ -217,7 +217,7 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
         expect(op.description, key).toContain('authentication_required');
         expect(op.responses['401']!.headers?.['WWW-Authenticate']?.required, key).toBe(false);
       } else {
-        // Public (API.md §3), stated explicitly rather than left undefined.
+        // Public, stated explicitly rather than left undefined.
         expect(op.security, key).toEqual([]);
       }
 

@@ -2,7 +2,7 @@ import { isId, type IdKind } from './ids.js';
 import { AppError } from './errors.js';
 
 /**
- * Cursor pagination (API.md §1): ids are time-sortable, so a cursor is simply the last id of the
+ * Cursor pagination: ids are time-sortable, so a cursor is simply the last id of the
  * previous page and "newest first" is `id < cursor ORDER BY id DESC`. Rows inserted meanwhile
  * land before the first page, never inside a later one.
  */

@@ -1,7 +1,7 @@
 import { AppError } from './errors.js';
 
 /**
- * The scopes of the platform's routes (API.md §3). Access tokens from a login carry them all; an
+ * The scopes of the platform's routes. Access tokens from a login carry them all; an
  * API key carries those chosen at its creation (default: all of these).
  */
 export const USER_SCOPES = [

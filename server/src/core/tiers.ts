@@ -1,6 +1,6 @@
 import { fieldError } from './errors.js';
 
-/** Request budgets per subscription tier (API.md §5). Enterprise limits are set per account. */
+/** Request budgets per subscription tier. Enterprise limits are set per account. */
 export const TIERS = ['free', 'hobby', 'standard', 'pro', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
 
@@ -55,7 +55,7 @@ export interface CustomLimits {
 
 /**
  * The one rule for changing an account's tier and limits (admin API and CLI alike): custom limits
- * belong to the enterprise tier (API.md §5). Custom limits on another tier are refused, and a
+ * belong to the enterprise tier. Custom limits on another tier are refused, and a
  * move to another tier drops the custom limits the account had. `limits: null` returns to the
  * tier's defaults; a null number inside `limits` keeps that window at the default.
  */

@@ -214,7 +214,7 @@ function organizationOf(request: FastifyRequest, auth: AuthContext, account: Use
  * check the route's requirement, and spend a use of a key that has a number of them. Each stage
  * goes on synchronously when its answer is at hand and after its promise otherwise, so a request
  * whose credential and account are cached creates no promise on the memory limiter and waits
- * only for the round trip on Redis. Counting comes before the scope check: API.md §5 counts
+ * only for the round trip on Redis. Counting comes before the scope check: the budget counts
  * every request that carries a valid credential. Every request that names its account is counted
  * by outcome for the usage history (in memory).
  */

@@ -15,7 +15,7 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // visible ASCII, like Stripe's
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A creating POST: honours Idempotency-Key (API.md §1). */
+    /** A creating POST: honours Idempotency-Key. */
     idempotent?: boolean;
     /**
      * A top-level response field holding a secret shown once (an API key, a webhook secret).
@@ -56,7 +56,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       if (!matchesFingerprint(existing.request_hash, request, hash)) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       if (existing.status_code === null) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
       reply.header('Idempotent-Replayed', 'true');
-      // A stored error is a problem document (API.md §2) and keeps its media type on replay.
+      // A stored error is a problem document and keeps its media type on replay.
       const type = existing.status_code >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
       if (existing.response_location !== null) reply.header('Location', existing.response_location);
       return reply.code(existing.status_code).type(type).send(existing.response_body);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 
 /**
- * Fastify answers an unknown method on a known path with 404; API.md wants 405 with Allow.
+ * Fastify answers an unknown method on a known path with 404; the API answers 405 with Allow.
  * This mirror of the route table tells the not-found handler which methods a path has.
  */
 export function trackAllowedMethods(app: FastifyInstance): (url: string) => string[] {

@@ -54,7 +54,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
       },
     },
     // Protected routes get `security: [{ bearerAuth: [] }]` from registerAuthentication; every
-    // other documented operation is public (API.md §3) and says so with an explicit empty list.
+    // other documented operation is public and says so with an explicit empty list.
     // What the hooks do to each operation is noted here and written into the document at the end.
     transform: ({ schema, url, route }) => {
       const operationId = (schema as { operationId?: string } | undefined)?.operationId;

@@ -5,7 +5,7 @@ import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 
 /**
- * Per-IP budget for the public auth endpoints (API.md §5): each route with `config.publicLimit`
+ * Per-IP budget for the public auth endpoints: each route with `config.publicLimit`
  * spends from its group's bucket. The client IP is the socket's unless TRUST_PROXY lets Fastify
  * take X-Forwarded-For.
  */

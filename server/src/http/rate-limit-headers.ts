@@ -12,7 +12,7 @@ function policyOf(minuteLimit: number, dayLimit: number): string {
 }
 
 /**
- * API.md §5: the IETF draft headers (RateLimit-Policy for both windows, RateLimit for the
+ * The IETF draft headers (RateLimit-Policy for both windows, RateLimit for the
  * tighter one) plus the widely used X-RateLimit-* trio for the tighter window, appended to
  * `out` as name, value, name, value… (the flat form `res.writeHead` takes).
  * One story in all of them: RateLimit's `r` is the requests left, its `t` the seconds until one

@@ -30,7 +30,7 @@ export const ProblemSchema = Type.Object(
 
 export const ProblemRef = Type.Ref('Problem');
 
-/** Errors are sent as this media type (API.md §2), so the OpenAPI document says so too. */
+/** Errors are sent as this media type, so the OpenAPI document says so too. */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 export interface ProblemResponse {
@@ -61,7 +61,7 @@ export function problemResponses(statuses: number[]): Record<number, ProblemResp
 export const Timestamp = Type.String({ format: 'date-time', example: '2026-11-22T09:30:00.000Z' });
 
 /**
- * `?limit=1..100`, default 20 (API.md §1). Optional on the wire, so the OpenAPI document does not
+ * `?limit=1..100`, default 20. Optional on the wire, so the OpenAPI document does not
  * mark it required; Ajv's useDefaults fills in 20 before the handler runs, so its type stays
  * `number` (the cast keeps the optional marker off the static type only).
  */

@@ -11,7 +11,7 @@
  * - A path or method not in the document: 404 NO_PATH_MATCHED_ERROR / 405 NO_METHOD_MATCHED_ERROR.
  * - A body Prism cannot parse as the declared JSON: its HTTP layer (micri) answers 400 invalid_json.
  * Prism's own answers are told from the server's by the server's X-Request-Id header, which every
- * Gatehouse answer carries (API.md §1) and Prism never invents.
+ * Gatehouse answer carries and Prism never invents.
  */
 export type Side = 'request' | 'response';
 

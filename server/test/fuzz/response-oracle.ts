@@ -4,7 +4,7 @@ import { isDocumented, type Operation } from './openapi-operations.js';
 import { REQUEST_TIME_BOUND_MS } from './fuzz-settings.js';
 
 /**
- * What every answer must be, whatever was sent (API.md §2): never a 5xx, a status the OpenAPI
+ * What every answer must be, whatever was sent: never a 5xx, a status the OpenAPI
  * document lists for the operation, and for errors a problem+json body whose `code` is in the
  * catalogue with exactly this status. Returns the broken rules (empty when the answer is fine).
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
-/** Account-level events (API.md §4) reach the outbox, and the deliveries of a `*` endpoint. */
+/** Account-level events reach the outbox, and the deliveries of a `*` endpoint. */
 describe(`account events in the outbox (${dialect})`, () => {
   let t: TestApp;
   beforeAll(async () => {

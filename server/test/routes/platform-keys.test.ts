@@ -317,7 +317,7 @@ describe(`platform keys (${dialect})`, () => {
       const patched = await t.request({ method: 'PATCH', url: `/v1/api-keys/${key.id}`, headers: bearer(token), payload: { name: 'new name', scopes: ['chats:read'], rate_limit: { per_minute: 2 } } });
       expect(patched.statusCode, patched.body).toBe(200);
       expect(patched.json()).toMatchObject({ name: 'new name', scopes: ['chats:read'], rate_limit: { per_minute: 2, per_day: null } });
-      // Refused for its scope, yet counted (API.md §5: every request with a valid credential counts).
+      // Refused for its scope, yet counted (every request with a valid credential counts).
       expect((await agents(key.key)).statusCode).toBe(403);
       const chats = () => t.request({ method: 'GET', url: '/v1/chats', headers: bearer(key.key) });
       expect((await chats()).statusCode).toBe(200);

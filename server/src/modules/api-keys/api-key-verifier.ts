@@ -37,7 +37,7 @@ const LAST_USED_FLUSH_MS = 30_000;
  * Resolves `gth_…` keys on the hot path: shape and checksum first (no I/O for junk), then
  * an LRU of known hashes, then one indexed lookup. Unknown hashes are remembered briefly so a
  * flood of well-formed fakes cannot hammer the database. `last_used_at` is collected in memory
- * and written in one batch every 30 s (API.md allows 60 s of lag).
+ * and written in one batch every 30 s (the API promises last_used_at within 60 s).
  */
 export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; clock: Clock; onError: (e: unknown) => void }) {
   const { repo, bus, clock } = deps;
@@ -92,7 +92,7 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
         userId: entry.userId, orgId: entry.auth.orgId ?? null, apiKeyId: entry.id,
       });
     }
-    // Epoch ms here; turned into timestamps once per batch (API.md allows 60 s of lag).
+    // Epoch ms here; turned into timestamps once per batch (the API promises last_used_at within 60 s).
     lastUsed.set(entry.id, now);
     return entry.auth;
   }

@@ -42,7 +42,7 @@ export interface AccountEmailDeps {
   onEvent?: OnEventsCommitted;
 }
 
-/** Address verification, change of address and password reset by mail (API.md §4). */
+/** Address verification, change of address and password reset by mail. */
 export function createAccountEmailService(deps: AccountEmailDeps) {
   const { db, clock, mailer, tokens } = deps;
   const pageLink = (base: string, page: string, token: string) => `${base}/${page}?token=${encodeURIComponent(token)}`;

@@ -1,4 +1,4 @@
-/** Every event a webhook endpoint can subscribe to (API.md §4). Public API: add, never rename. */
+/** Every event a webhook endpoint can subscribe to. Public API: add, never rename. */
 export const EVENT_TYPES = [
   'agent.created',
   'agent.updated',

@@ -5,7 +5,7 @@ import type { Scope } from '../../core/scopes.js';
 /**
  * Which events a credential may see on the account stream: platform resources by their read
  * scope; the account's own events (keys, sessions, sign-in factors, profile) only with an access
- * token, as the routes that manage them demand (API.md §3).
+ * token, as the routes that manage them demand.
  */
 const READ_SCOPE: Array<[prefix: string, scope: Scope]> = [
   ['agent.', 'agents:read'],

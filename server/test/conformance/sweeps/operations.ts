@@ -3,7 +3,7 @@ import type { SpecOperation } from '../spec.js';
 import { OIDC_PROVIDER } from '../stack.js';
 
 /**
- * What each protected operation requires (API.md §3). The document only says "bearerAuth", so the
+ * What each protected operation requires. The document only says "bearerAuth", so the
  * table is the test's own statement of the contract; the sweeps check it covers exactly the
  * protected operations of the document, so a new route has to be added here.
  */
