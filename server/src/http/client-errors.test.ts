@@ -1,3 +1,4 @@
+import { Agent, get } from 'node:http';
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,19 @@ function parse(raw: string): { status: number; headers: string; body: Record<str
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head.toLowerCase(), body: JSON.parse(json) };
 }
 
+/** One GET over a keep-alive connection of the shared agent (real sockets, reused between calls). */
+const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+function keepAliveGet(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: '127.0.0.1', port: currentPort, path: '/', agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+}
+let currentPort = 0;
+
 describe('clientErrorHandler', () => {
   let app: FastifyInstance;
   let port: number;
@@ -28,8 +42,12 @@ describe('clientErrorHandler', () => {
     app.get('/', async () => 'ok');
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
+    currentPort = port;
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    agent.destroy();
+    await app.close();
+  });
 
   it('answers headers over 16 KiB with 431 header_too_large as problem+json', async () => {
     const res = parse(await exchange(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
@@ -42,6 +60,23 @@ describe('clientErrorHandler', () => {
   it('answers bytes that are not HTTP with 400 invalid_request', async () => {
     const res = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(res).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+  });
+
+  it('closes a connection that sent nothing by the deadline without a word: no 408 for a request it never saw', async () => {
+    expect(await exchange(port, '')).toBe('');
+  });
+
+  it('under load, pooled connections left unused past the deadline get no 408, and the busy ones go on answering', async () => {
+    const idle = Array.from({ length: 20 }, () => exchange(port, ''));
+    const statuses: number[] = [];
+    const busy = async () => {
+      const until = Date.now() + 800; // past the 300 ms deadline and two checks
+      while (Date.now() < until) statuses.push((await app.inject({ method: 'GET', url: '/' })).statusCode, await keepAliveGet());
+    };
+    await Promise.all([busy(), busy()]);
+    expect(await Promise.all(idle)).toEqual(Array(20).fill(''));
+    expect(statuses.length).toBeGreaterThan(10);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
   });
 
   it('answers a request too slow to arrive with 408 request_timeout', async () => {

@@ -21,6 +21,14 @@ export function clientErrorHandler(publicUrl: string) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     // The peer is gone: nothing to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // A connection that has sent nothing has no request to answer. Node's headers deadline runs
+    // from the connection's opening, so a client's pooled connection that waited unused got a 408
+    // it would read as the answer to the next request it sent (seen under steady load). Such a
+    // connection is closed without a word, as an idle keep-alive connection is; clients reconnect.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) {
+      socket.destroy();
+      return;
+    }
     if (socket.writable) {
       const { code, detail } = problemFor(error.code);
       const { status, title } = ERROR_CATALOGUE[code];
