@@ -390,13 +390,19 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['user.identity.linked', 'user.identity.unlinked']));
   });
 
-  it('links by email to an account with TOTP only once the second factor is proved (stored and mailed then, not at the 403)', async () => {
+  /** A confirmed account with TOTP on, and its current code. */
+  async function confirmedOwnerWithTotp() {
     const owner = await t.signUp();
     await t.confirmEmail(owner.id);
     const enrol = await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(owner.tokens.access_token), payload: { password: owner.password } });
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.json().secret) });
     const code = () => totp.generate({ timestamp: t.clock.now() });
     expect((await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(owner.tokens.access_token), payload: { code: code() } })).statusCode).toBe(200);
+    return { owner, code };
+  }
+
+  it('links by email to an account with TOTP only once the second factor is proved (stored and mailed then, not at the 403)', async () => {
+    const { owner, code } = await confirmedOwnerWithTotp();
     t.clock.advance(30_000);
     const linkedIdentities = () => t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', owner.id).execute();
     const linkMails = () => t.logs.filter((line) => line.includes(owner.email) && line.includes('was linked'));
@@ -423,12 +429,7 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
   });
 
   it('a link by email held back for the second factor is not made if the account stopped allowing it meanwhile (address changed, or made admin): the sign-in completes without it', async () => {
-    const owner = await t.signUp();
-    await t.confirmEmail(owner.id);
-    const enrol = await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(owner.tokens.access_token), payload: { password: owner.password } });
-    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.json().secret) });
-    const code = () => totp.generate({ timestamp: t.clock.now() });
-    expect((await t.request({ method: 'POST', url: '/v1/users/me/mfa/totp/confirm', headers: bearer(owner.tokens.access_token), payload: { code: code() } })).statusCode).toBe(200);
+    const { owner, code } = await confirmedOwnerWithTotp();
     const linkedIdentities = () => t.deps.database.db.selectFrom('identities').select('id').where('user_id', '=', owner.id).execute();
     const challenge = async () => {
       const signIn = await providerSignIn(person({ email: owner.email }).id);
