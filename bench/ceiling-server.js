@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const serverPackage = fileURLToPath(new URL('../server/package.json', import.meta.url));
 const require = createRequire(serverPackage);
 const Fastify = require('fastify');
-const { newId } = await import(new URL('../server/src/core/ids.ts', import.meta.url).href);
+const { newId } = await import(new URL('../server/src/kernel/ids.ts', import.meta.url).href);
 
 const url = process.env.CEILING_DATABASE_URL;
 if (!url) throw new Error('CEILING_DATABASE_URL is required');

@@ -7,7 +7,7 @@
 // owner membership, the user's personal_org_id naming it; the agents belong to the organization
 // (org_id). On a database from before that migration (a release measured with --server-root),
 // the user holds the tier, the counter and the agents (user_id), as it did then.
-//   SEED_DATABASE_URL  sqlite:<file> or postgres://…   SEED_IDS_MODULE  path of server/src/core/ids.ts
+//   SEED_DATABASE_URL  sqlite:<file> or postgres://…   SEED_IDS_MODULE  path of server/src/kernel/ids.ts
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,34 +1,50 @@
 /**
- * The shape of server/src, checked in CI (`npm run check:structure -w server`):
- *   core/     primitives every layer uses (errors, ids, pagination, names, tiers, credentials); imports nothing of ours
- *   infra/    storage, Redis, mail, clocks, outbound HTTP; imports core only
- *   modules/  one folder per capability: routes → service → repository; services and repositories
- *             know nothing of HTTP (only *.routes.ts, *.schemas.ts and *.module.ts may import http/)
- *   http/     the cross-cutting request pipeline; it knows modules only by their types
- *   app.ts, modules.ts (the list app.ts registers), dependencies.ts, main.ts, cli.ts, config.ts: wiring, at the top
- * and no import circle anywhere.
+ * The shape of server/src, checked in CI (`npm run check:structure -w server`); docs/ARCHITECTURE.md
+ * draws it. From the bottom up, each layer imports only those below it:
+ *   kernel/    what every context speaks and stands on: storage, the event outbox and bus, clock,
+ *              ids, errors, limits, mail, outbound HTTP, and the words of access every route
+ *              declares (roles, scopes, tiers, the caller); owns no business table. config.ts too.
+ *   http/      the Fastify glue: route declarations and their one enforcing step, problems,
+ *              schemas, the caller as a route reads it, OpenAPI, the dashboard and metrics
+ *   identity/  users, every way to sign in, factors, sessions and tokens, the security log
+ *   access/    organizations and roles, API keys, limits and usage, admin, the caller's resolution
+ *   platform/  agents, chats and messages, streams, webhooks
+ *   flows/     what crosses every context: account export, deletion and purge
+ *   app.ts, modules.ts, dependencies.ts, main.ts, cli.ts: the wiring, at the top
+ * A context is used from outside only through its index.ts (its facade); no import circle between
+ * files, and none between folders.
  */
-const WIRING = '^src/(app|dependencies|main|cli|config|modules)\\.ts$';
+const CONTEXTS = ['identity', 'access', 'platform', 'flows'];
+const WIRING = '^src/(app|dependencies|main|cli|modules)\\.ts$';
+const LAYERS = ['kernel', 'http', 'identity', 'access', 'platform', 'flows'];
+const layerRules = LAYERS.map((layer, i) => ({
+  name: `${layer}-imports-only-below`,
+  severity: 'error',
+  comment: `${layer}/ imports only the layers below it (see the top of this file).`,
+  from: { path: layer === 'kernel' ? ['^src/kernel/', '^src/config\\.ts$'] : `^src/${layer}/`, pathNot: '\\.test\\.ts$' },
+  to: { path: [...LAYERS.slice(i + 1).map((above) => `^src/${above}/`), WIRING] },
+}));
+const facadeRules = CONTEXTS.map((context) => ({
+  name: `${context}-only-through-its-facade`,
+  severity: 'error',
+  comment: `Outside ${context}/, import its index.ts: what it offers the others is there, and nothing else is theirs to reach.`,
+  from: { pathNot: [`^src/${context}/`, '\\.test\\.ts$'] },
+  to: { path: `^src/${context}/`, pathNot: `^src/${context}/index\\.ts$` },
+}));
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'An import circle: split the shared part into a module both can import.', from: {}, to: { circular: true } },
-    { name: 'core-imports-nothing-of-ours', severity: 'error', from: { path: '^src/core/' }, to: { path: '^src/(?!core/)' } },
-    { name: 'infra-imports-core-only', severity: 'error', from: { path: '^src/infra/' }, to: { path: ['^src/(http|modules)/', WIRING] } },
+    { name: 'no-folder-circles', severity: 'error', scope: 'folder', comment: 'Two folders that import each other: move what both need below them.', from: {}, to: { circular: true } },
+    ...layerRules,
+    ...facadeRules,
     {
       name: 'services-know-no-http',
       severity: 'error',
       comment: 'Services, repositories and workers take plain values; only routes, schemas and module wiring speak HTTP.',
-      from: { path: '^src/modules/', pathNot: '\\.(routes|schemas|module|test)\\.ts$' },
+      from: { path: `^src/(${CONTEXTS.join('|')})/`, pathNot: '(\\.(routes|schemas|module|test)\\.ts|/index\\.ts|/caller/[^/]+\\.ts)$' },
       to: { path: '^src/http/' },
     },
-    {
-      name: 'http-knows-modules-by-type',
-      severity: 'error',
-      comment: 'The pipeline gets what it needs from modules through its dependencies (dependencies.ts), not by importing them.',
-      from: { path: '^src/http/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^src/modules/', dependencyTypesNot: ['type-only'] },
-    },
-    { name: 'nothing-imports-the-wiring', severity: 'error', from: { path: '^src/(core|infra|http|modules)/' }, to: { path: WIRING, dependencyTypesNot: ['type-only'] } },
+    { name: 'nothing-imports-the-wiring', severity: 'error', from: { pathNot: WIRING }, to: { path: WIRING, dependencyTypesNot: ['type-only'] } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

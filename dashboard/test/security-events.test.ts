@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECURITY_EVENT_TYPES } from '../../server/src/modules/security-log/security-log.ts';
+import { SECURITY_EVENT_TYPES } from '../../server/src/identity/security-log/security-log.ts';
 import { isWorthALook, SECURITY_EVENT_NAMES, securityEventDetails, securityEventName } from '../src/lib/security-events.ts';
 
 describe('security log in words', () => {

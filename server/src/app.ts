@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
-import { registerAuthentication, type AuthenticateDeps } from './http/authenticate.js';
+import { registerAuthentication, type AuthenticateDeps } from './access/index.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerCommonHeaders } from './http/common-headers.js';
 import { registerDashboard } from './http/dashboard.js';

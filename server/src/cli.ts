@@ -1,18 +1,15 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { systemClock, isoTime } from './infra/clock.js';
-import { migrateToLatest, openDatabase } from './infra/db/database.js';
-import { AppError } from './core/errors.js';
-import { changeTier, isTier, limitsFor, TIERS } from './core/tiers.js';
-import { rotateSigningKeys } from './modules/tokens/signing-keys.js';
-import { createUsersRepository } from './modules/users/users.repository.js';
-import { createOrganizationsRepository, type OrganizationRow } from './modules/organizations/organizations.repository.js';
-import { isId } from './core/ids.js';
+import { systemClock, isoTime } from './kernel/clock.js';
+import { migrateToLatest, openDatabase } from './kernel/db/database.js';
+import { AppError } from './kernel/errors.js';
+import { changeTier, isTier, limitsFor, TIERS } from './kernel/access-terms/tiers.js';
+import { createUsersRepository, rotateSigningKeys } from './identity/index.js';
+import { API_KEY_PREFIX, createOrganizationsRepository, type Operator, type OrganizationRow } from './access/index.js';
+import { isId } from './kernel/ids.js';
 import type { Kysely } from 'kysely';
-import type { Database } from './infra/db/schema.js';
-import type { BusMessage } from './infra/bus.js';
-import type { Operator } from './modules/admin/operator.js';
-import { API_KEY_PREFIX } from './modules/api-keys/api-key-format.js';
+import type { Database } from './kernel/db/schema.js';
+import type { BusMessage } from './kernel/bus.js';
 
 /** Running instances hear of a command's change through Redis only (one instance without it). */
 const INSTANCES_NOTE = `With REDIS_URL set, running instances act on it at once. Without it this command cannot reach a running
@@ -68,10 +65,10 @@ async function announceAccountChange(config: Config, userId: string): Promise<vo
 
 async function announce(config: Config, message: BusMessage): Promise<void> {
   if (!config.redisUrl) return;
-  const { connectRedis } = await import('./infra/redis.js');
+  const { connectRedis } = await import('./kernel/redis.js');
   const redis = await connectRedis(config.redisUrl, 'commands');
   try {
-    const { publishOnce } = await import('./infra/bus.js');
+    const { publishOnce } = await import('./kernel/bus.js');
     await publishOnce(redis, message);
   } finally {
     redis.disconnect();
@@ -168,8 +165,8 @@ async function resetMfa(config: Config, args: string[]): Promise<string> {
   return withDatabase(config, async ({ db }) => {
     const user = await createUsersRepository(db).findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
-    const { removeSecondFactor } = await import('./modules/mfa/factor-removal.js');
-    const { createSecurityLog } = await import('./modules/security-log/security-log.js');
+    const { removeSecondFactor } = await import('./identity/index.js');
+    const { createSecurityLog } = await import('./identity/index.js');
     const securityLog = createSecurityLog({ db, clock: systemClock, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`) });
     // A running instance's delivery worker finds the event on its next poll (the CLI cannot wake it).
     const { removed } = await removeSecondFactor({ db, clock: systemClock, securityLog }, user.id, { by: 'operator' });
@@ -190,7 +187,7 @@ interface Outcome {
  */
 async function withOperator(config: Config, run: (operator: Operator) => Promise<Outcome>): Promise<string> {
   return withDatabase(config, async ({ db, dialect }) => {
-    const { createOperator } = await import('./modules/admin/operator.js');
+    const { createOperator } = await import('./access/index.js');
     const operator = createOperator({
       db, dialect, redisUrl: config.redisUrl, clock: systemClock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       maxActiveKeys: config.caps.apiKeysPerAccount, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),

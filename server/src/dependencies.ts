@@ -1,62 +1,25 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { createMemoryBus, createRedisBus, type Bus } from './infra/bus.js';
-import { systemClock, type Clock } from './infra/clock.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from './infra/db/database.js';
-import { createMemoryAttemptLimiter, type AttemptLimiter } from './infra/limits/attempt-limiter.js';
-import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './infra/limits/redis-attempt-limiter.js';
-import { createMailer, type Mailer } from './infra/mail/mailer.js';
-import { connectRedis } from './infra/redis.js';
-import { createRevocationList, type RevocationList } from './infra/revocation.js';
-import { createAccountCache, type AccountCache } from './modules/accounts/account-cache.js';
-import { createAccountDeletion, type AccountDeletion } from './modules/accounts/account-deletion.js';
-import { createAccountExport, type AccountExport } from './modules/accounts/account-export.js';
-import { createAccountPurge, type AccountPurge } from './modules/accounts/deletion-purge.js';
-import { createAdminService, type AdminService } from './modules/admin/admin.service.js';
-import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
-import { createChatsService, type ChatsService } from './modules/chats/chats.service.js';
-import { createEventRetention } from './modules/events/event-retention.js';
-import { createEventSignal, type EventSignal } from './modules/events/event-signal.js';
-import { createAccountEmailService, type AccountEmailService } from './modules/email/account-email.service.js';
-import { createEmailTokens } from './modules/email/email-tokens.js';
-import { createSecurityLog, type SecurityLog } from './modules/security-log/security-log.js';
-import { createWebhooks, type Webhooks } from './modules/webhooks/webhooks.module.js';
-import { createMemoryLiveNotices, createRedisLiveNotices, type LiveNotices } from './modules/streams/live-notices.js';
-import { createMemoryStreamSlots, createRedisStreamSlots, type StreamSlots } from './modules/streams/stream-slots.js';
-import { createStreams, type Streams } from './modules/streams/streams.module.js';
-import { createApiKeyVerifier, type ApiKeyVerifierService } from './modules/api-keys/api-key-verifier.js';
-import { createApiKeysRepository } from './modules/api-keys/api-keys.repository.js';
-import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { createVerificationService, type VerificationService } from './modules/verification/verification.service.js';
-import { createLoginService, type LoginService } from './modules/auth/login.service.js';
-import { createMfaRepository } from './modules/mfa/mfa.repository.js';
-import { createMfaService, type MfaService } from './modules/mfa/mfa.service.js';
-import { createIdentitiesRepository } from './modules/identities/identities.repository.js';
-import { createIdentitiesService, type IdentitiesService } from './modules/identities/identities.service.js';
-import { createProviderClients } from './modules/identities/provider-clients.js';
-import { redirectUriChecker } from './modules/identities/redirect-uris.js';
-import { createPasskeysRepository } from './modules/passkeys/passkeys.repository.js';
-import { createPasskeysService, type PasskeysService } from './modules/passkeys/passkeys.service.js';
-import { createPasswordHasher, type PasswordHasher } from './modules/auth/password-hasher.js';
-import type { ReadinessCheck } from './modules/health/health.routes.js';
-import { withFallback } from './modules/limits/fallback-rate-limiter.js';
-import { createMemoryRateLimiter } from './modules/limits/memory-rate-limiter.js';
-import type { RateLimiter } from './modules/limits/rate-limiter.js';
-import { createRedisRateLimiter } from './modules/limits/redis-rate-limiter.js';
-import { createSessionsRepository } from './modules/sessions/sessions.repository.js';
-import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service.js';
-import { createAccessTokens, type AccessTokens } from './modules/tokens/access-tokens.js';
-import { createKeyRing, type KeyRing } from './modules/tokens/signing-keys.js';
-import { createUsersRepository } from './modules/users/users.repository.js';
-import { createUsersService, type UsersService } from './modules/users/users.service.js';
-import { createUsageCounter, type UsageCounter } from './modules/usage/usage-counter.js';
-import { createUsageHistoryRepository } from './modules/usage/usage-history.repository.js';
-import { createUsageHistoryService, type UsageHistoryService } from './modules/usage/usage-history.service.js';
-import { createUsageRetention } from './modules/usage/usage-retention.js';
-import { createOrganizationCache, type OrganizationCache } from './modules/organizations/organization-cache.js';
-import { createOrganizationsRepository } from './modules/organizations/organizations.repository.js';
-import { createOrganizationsService, type OrganizationsService } from './modules/organizations/organizations.service.js';
+import { createMemoryBus, createRedisBus, type Bus } from './kernel/bus.js';
+import { systemClock, type Clock } from './kernel/clock.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from './kernel/db/database.js';
+import { createMemoryAttemptLimiter, type AttemptLimiter } from './kernel/limits/attempt-limiter.js';
+import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './kernel/limits/redis-attempt-limiter.js';
+import { createMailer, type Mailer } from './kernel/mail/mailer.js';
+import { connectRedis } from './kernel/redis.js';
+import { createRevocationList, type RevocationList } from './kernel/revocation.js';
+import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
+import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
+import { createAdminService, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
+import { createAgentsService, createChatsService, createMemoryLiveNotices, createMemoryStreamSlots, createRedisLiveNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type LiveNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
+import { createEventRetention } from './kernel/events/event-retention.js';
+import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
+import type { ReadinessCheck } from './http/health.routes.js';
+import { withFallback } from './kernel/limits/fallback-rate-limiter.js';
+import { createMemoryRateLimiter } from './kernel/limits/memory-rate-limiter.js';
+import type { RateLimiter } from './kernel/limits/rate-limiter.js';
+import { createRedisRateLimiter } from './kernel/limits/redis-rate-limiter.js';
 
 /** Everything buildApp needs: infrastructure handles and the services wired on top of them. */
 export interface Dependencies {
@@ -202,6 +165,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
+      createPersonalOrganization,
       users: usersRepository, sessions, accounts, hasher, clock, recentSignInSeconds: config.mfa.stepUpSeconds, onEvent: events.committed, attempts, maxFailures: config.loginMaxFailures,
       securityLog,
     });
@@ -235,6 +199,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       requireEmailVerification: config.requireEmailVerification, onEvent: events.committed, notify: accountEmail.notifySecurityChange, restoreAccount,
     });
     const identities = createIdentitiesService({
+      createPersonalOrganization,
       repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
       providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
       isAllowedRedirect: redirectUriChecker(config), requireEmailVerification: config.requireEmailVerification, confirmOwner: users.confirmOwner,

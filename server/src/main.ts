@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { createDependencies } from './dependencies.js';
 import { createMetrics } from './http/metrics.js';
 import { startMetricsListener } from './http/metrics-listener.js';
-import { createLogger } from './infra/logger.js';
+import { createLogger } from './kernel/logger.js';
 
 /** Process entry for `gatehouse serve`: config → dependencies → listen → graceful shutdown. */
 export async function serve(config: Config): Promise<void> {

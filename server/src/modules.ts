@@ -2,41 +2,16 @@
  * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
  * what each takes from the dependencies. A new module is one entry here.
  */
+import { AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
 import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
-import { AdminOrganization, AdminUser, AdminUserDetail, adminRoutes } from './modules/admin/admin.routes.js';
-import { agentsRoutes } from './modules/agents/agents.routes.js';
-import { Agent } from './modules/agents/agents.schemas.js';
-import { ApiKey, apiKeysRoutes, CreatedApiKey } from './modules/api-keys/api-keys.routes.js';
-import { appLinksRoutes } from './modules/app-links/app-links.routes.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { TokenResponse } from './modules/auth/auth.schemas.js';
-import { chatsRoutes } from './modules/chats/chats.routes.js';
-import { Chat, Message } from './modules/chats/chats.schemas.js';
-import { accountEmailRoutes } from './modules/email/account-email.routes.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { mfaRoutes } from './modules/mfa/mfa.routes.js';
-import { MfaStatus } from './modules/mfa/mfa.schemas.js';
-import { passkeysRoutes } from './modules/passkeys/passkeys.routes.js';
-import { Passkey } from './modules/passkeys/passkeys.schemas.js';
-import { identitiesRoutes } from './modules/identities/identities.routes.js';
-import { Identity, SignInProvider } from './modules/identities/identities.schemas.js';
-import { Jwks, jwksRoute } from './modules/jwks/jwks.routes.js';
-import { openIdConfigurationRoute } from './modules/jwks/openid-configuration.routes.js';
-import { USER_SCOPES } from './core/scopes.js';
-import { CredentialVerification, verificationRoutes } from './modules/verification/verification.routes.js';
-import { SecurityEvent, securityLogRoutes } from './modules/security-log/security-log.routes.js';
-import { Session, sessionsRoutes } from './modules/sessions/sessions.routes.js';
-import { Usage, UsageHistory, usageRoutes } from './modules/usage/usage.routes.js';
-import { usersRoutes } from './modules/users/users.routes.js';
-import { Me, User } from './modules/users/users.schemas.js';
-import { AccountExport } from './modules/accounts/account-export.schemas.js';
-import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhooks.schemas.js';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
-import { streamsRoutes } from './modules/streams/streams.routes.js';
-import { AuditEvent, Invitation, Member, Organization, organizationsRoutes } from './modules/organizations/organizations.routes.js';
+import { Agent, Chat, CreatedWebhookEndpoint, Message, WebhookDelivery, WebhookEndpoint, agentsRoutes, chatsRoutes, streamsRoutes, webhooksRoutes } from './platform/index.js';
+import { Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, openIdConfigurationRoute, passkeysRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
+import { healthRoutes } from './http/health.routes.js';
+import { USER_SCOPES } from './kernel/access-terms/scopes.js';
+import { AccountExportSchema, accountFlowRoutes } from './flows/index.js';
 
 /** The dependencies, and what app.ts itself made for this app (its metrics registry). */
 export type ModuleDeps = Dependencies & { metrics: Registry };
@@ -53,9 +28,11 @@ export const V1_MODULES: AppModule[] = [
   { name: 'auth', schemas: [User, TokenResponse], register: (v1, d) => v1.register(authRoutes, { users: d.users, login: d.login, sessions: d.sessions, accountEmail: d.accountEmail, securityLog: d.securityLog }) },
   { name: 'email', register: (v1, d) => v1.register(accountEmailRoutes, {
     accountEmail: d.accountEmail,
-    credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts },
+    users: d.users,
+    sessionOf: (authorization, missing) => sessionCaller({ accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts }, authorization, missing),
   }) },
-  { name: 'users', schemas: [Me, AccountExport], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, accountEmail: d.accountEmail, accountDeletion: d.accountDeletion, accountExport: d.accountExport }) },
+  { name: 'users', schemas: [Me, AccountExportSchema], register: (v1, d) => v1.register(usersRoutes, { users: d.users, securityLog: d.securityLog, notifyPasswordChanged: (user) => d.accountEmail.notifyPasswordChanged(user) }) },
+  { name: 'account-flows', register: (v1, d) => v1.register(accountFlowRoutes, { accountDeletion: d.accountDeletion, accountExport: d.accountExport }) },
   { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa }) },
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },
   { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
+import { ACCOUNT_CACHE_TTL_MS } from '../src/identity/users/account-cache.js';
 import { postJson, runGatehouse, startServer, startServerOnFreshSqlite, type ServerProcess } from './server-process.js';
 import { openSse, type SseConnection } from './sse-client.js';
 import { scratchPostgres } from './webhooks/process-helpers.js';

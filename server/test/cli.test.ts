@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDependencies } from '../src/dependencies.js';
-import { ManualClock } from '../src/infra/clock.js';
-import { openDatabase } from '../src/infra/db/database.js';
-import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
-import { newId } from '../src/core/ids.js';
-import { ACCOUNT_CACHE_TTL_MS } from '../src/modules/accounts/account-cache.js';
-import { TIERS } from '../src/core/tiers.js';
+import { ManualClock } from '../src/kernel/clock.js';
+import { openDatabase } from '../src/kernel/db/database.js';
+import { MIGRATIONS } from '../src/kernel/db/migrations/index.js';
+import { newId } from '../src/kernel/ids.js';
+import { ACCOUNT_CACHE_TTL_MS } from '../src/identity/users/account-cache.js';
+import { TIERS } from '../src/kernel/access-terms/tiers.js';
 import * as OTPAuth from 'otpauth';
 import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE } from '../src/core/errors.js';
+import { ERROR_CATALOGUE } from '../src/kernel/errors.js';
 
 /** docs/ERRORS.md is the human copy of the error catalogue; it must not drift from the code. */
 describe('docs/ERRORS.md', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../src/modules/events/event-outbox.js';
-import { createEventSequencer } from '../src/modules/events/event-sequencer.js';
+import { recordEvent } from '../src/kernel/events/event-outbox.js';
+import { createEventSequencer } from '../src/kernel/events/event-sequencer.js';
 import { createTestApp, dialect, type TestApp } from './harness.js';
 
 /** The numbering live streams resume by, on the database itself (SQLite, or PostgreSQL with DATABASE_URL). */

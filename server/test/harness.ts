@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createDependencies, type Dependencies } from '../src/dependencies.js';
-import { ManualClock } from '../src/infra/clock.js';
-import { createLogger } from '../src/infra/logger.js';
-import type { OrganizationsTable } from '../src/infra/db/schema.js';
+import { ManualClock } from '../src/kernel/clock.js';
+import { createLogger } from '../src/kernel/logger.js';
+import type { OrganizationsTable } from '../src/kernel/db/schema.js';
 
 /**
  * A fresh app on a fresh database for each test file (or test): in-memory SQLite by default,
@@ -57,7 +57,7 @@ export function bearer(token: string): Record<string, string> {
 
 /** Leaves no schema behind when a suite fails before its own cleanup could run. */
 async function dropSchema(schema: string): Promise<void> {
-  const { openDatabase } = await import('../src/infra/db/database.js');
+  const { openDatabase } = await import('../src/kernel/db/database.js');
   const handle = await openDatabase({ url: process.env.DATABASE_URL! });
   await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle.db).finally(() => handle.close());
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../src/core/ids.js';
-import { sha256Hex } from '../src/modules/tokens/opaque-tokens.js';
-import { generateApiKey } from '../src/modules/api-keys/api-key-format.js';
-import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { newId } from '../src/kernel/ids.js';
+import { sha256Hex } from '../src/kernel/opaque-tokens.js';
+import { generateApiKey } from '../src/access/api-keys/api-key-format.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/kernel/db/database.js';
 import { scratchDatabase } from './scratch-database.js';
-import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
+import { MIGRATIONS } from '../src/kernel/db/migrations/index.js';
 
 /**
  * A database written by the release before organizations (migrated to 0013, with what 2–3

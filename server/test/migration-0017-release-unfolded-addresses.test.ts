@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/core/ids.js';
-import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { newId } from '../src/kernel/ids.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/kernel/db/database.js';
 import { scratchDatabase } from './scratch-database.js';
-import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
+import { MIGRATIONS } from '../src/kernel/db/migrations/index.js';
 import { createTestApp, dialect as appDialect, STRONG_PASSWORD, type TestApp } from './harness.js';
 
 /**

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../src/core/ids.js';
-import { sha256Hex } from '../src/modules/tokens/opaque-tokens.js';
-import { migrateToLatest, type DatabaseHandle } from '../src/infra/db/database.js';
+import { newId } from '../src/kernel/ids.js';
+import { sha256Hex } from '../src/kernel/opaque-tokens.js';
+import { migrateToLatest, type DatabaseHandle } from '../src/kernel/db/database.js';
 import { scratchDatabase } from './scratch-database.js';
-import { MIGRATIONS } from '../src/infra/db/migrations/index.js';
+import { MIGRATIONS } from '../src/kernel/db/migrations/index.js';
 
 /**
  * Issue 31, defect 7: a personal organization takes no members now, but members who joined one

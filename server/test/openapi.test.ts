@@ -6,8 +6,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE } from '../src/core/errors.js';
-import { roleForScope } from '../src/core/roles.js';
+import { ERROR_CATALOGUE } from '../src/kernel/errors.js';
+import { roleForScope } from '../src/kernel/access-terms/roles.js';
 import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
 import { redoclyLint } from './redocly-lint.js';
 

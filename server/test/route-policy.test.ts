@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/core/ids.js';
+import { newId } from '../src/kernel/ids.js';
 import { routePolicy, type RoutePolicy } from '../src/http/route-policy.js';
 import { openApiDocument, operationsOf, schemaResolver, type JsonSchema, type Operation } from './fuzz/openapi-operations.js';
 import { bearer, createTestApp, dialect, type TestApp } from './harness.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../src/infra/db/database.js';
+import { openDatabase, type DatabaseHandle } from '../src/kernel/db/database.js';
 
 /**
  * A database of a migration test's own, to migrate step by step: a SQLite file in a temporary

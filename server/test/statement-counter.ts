@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseHandle } from '../src/infra/db/database.js';
+import type { DatabaseHandle } from '../src/kernel/db/database.js';
 
 /**
  * Every SQL statement one database handle runs, for tests that must prove what a request does

@@ -16,7 +16,7 @@ const port = Number(process.env.PORT);
 const host = process.env.HOST ?? '127.0.0.1';
 const baseURL = `http://${host}:${port}`;
 const db = new Database(process.env.SQLITE_FILE);
-// The same settings as Gatehouse's embedded mode (server/src/infra/db/database.ts), so both run on
+// The same settings as Gatehouse's embedded mode (server/src/kernel/db/database.ts), so both run on
 // the same SQLite setup: WAL, no fsync per commit, wait for the lock, foreign keys enforced.
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');

@@ -18,7 +18,7 @@ export interface LimitsBody {
   refill?: { amount: number; interval: 'day' | 'month' };
 }
 
-// The server's bounds (server/src/modules/api-keys/api-keys.routes.ts); it checks them again.
+// The server's bounds (server/src/access/api-keys/api-keys.routes.ts); it checks them again.
 const MAX_PER_MINUTE = 1_000_000;
 const MAX_PER_DAY = 1_000_000_000;
 const MAX_USES = 1_000_000_000;

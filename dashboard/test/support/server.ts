@@ -16,7 +16,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** The mails the log mailer wrote (server/src/infra/mail/mailer.ts): `{ mail: { to, subject, text } }` per log line. */
+/** The mails the log mailer wrote (server/src/kernel/mail/mailer.ts): `{ mail: { to, subject, text } }` per log line. */
 function mailsIn(output: string): { to: string; text: string }[] {
   const mails: { to: string; text: string }[] = [];
   for (const line of output.split('\n')) {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { newId } from '../core/ids.js';
-import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors.js';
+import { newId } from '../kernel/ids.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../kernel/errors.js';
 import { problemTypeUri, type ProblemBody } from './problem.js';
 
 /** What Node's parser reports before a request exists, and the problem each one becomes. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ERROR_CATALOGUE } from '../core/errors.js';
+import { ERROR_CATALOGUE } from '../kernel/errors.js';
 import { setPageHeaders } from './page-headers.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { createFailureLog } from './failure-log.js';
 
 function recordingRequest() {

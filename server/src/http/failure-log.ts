@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppError } from '../core/errors.js';
+import type { AppError } from '../kernel/errors.js';
 
 /** At most one line per kind of 503 in this long; the next line says how many were left out. */
 const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../infra/clock.js';
-import { isoTime } from '../infra/clock.js';
-import { isUniqueViolation } from '../infra/db/errors.js';
-import type { Database } from '../infra/db/schema.js';
-import { AppError } from '../core/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { isoTime } from '../kernel/clock.js';
+import { isUniqueViolation } from '../kernel/db/errors.js';
+import type { Database } from '../kernel/db/schema.js';
+import { AppError } from '../kernel/errors.js';
 import { matchesFingerprint, requestFingerprint } from './request-fingerprint.js';
 import { addResponses } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
-import { requireOrganization } from './authenticate.js';
+import { requireOrganization } from './caller.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // visible ASCII, like Stripe's

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../core/errors.js';
-import { parseBearer } from './authenticate.js';
+import { AppError } from '../kernel/errors.js';
+import { parseBearer } from './caller.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

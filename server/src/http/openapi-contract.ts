@@ -1,6 +1,6 @@
 import type { FastifyContextConfig } from 'fastify';
-import { isServiceScope } from '../core/scopes.js';
-import type { AuthRequirement } from './auth-context.js';
+import { isServiceScope } from '../kernel/access-terms/scopes.js';
+import type { AuthRequirement } from './route-config.js';
 import { routePolicy, type RoutePolicy } from './route-policy.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isTransactionConflict } from '../infra/db/errors.js';
-import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../core/errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../kernel/db/errors.js';
+import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../kernel/errors.js';
 import { setCommonHeaders } from './common-headers.js';
 import { createFailureLog } from './failure-log.js';
 import { documentFrameworkErrors } from './framework-responses.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { AttemptLimiter } from '../infra/limits/attempt-limiter.js';
-import { AppError } from '../core/errors.js';
+import type { AttemptLimiter } from '../kernel/limits/attempt-limiter.js';
+import { AppError } from '../kernel/errors.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 

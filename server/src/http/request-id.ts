@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { newId } from '../core/ids.js';
+import { newId } from '../kernel/ids.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 

@@ -1,8 +1,8 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { roleForScope, type OrgRole } from '../core/roles.js';
-import { assertMayHoldScopes, isServiceScope } from '../core/scopes.js';
-import type { AuthRequirement, BudgetMode } from './auth-context.js';
-import { isId } from '../core/ids.js';
+import { roleForScope, type OrgRole } from '../kernel/access-terms/roles.js';
+import { assertMayHoldScopes, isServiceScope } from '../kernel/access-terms/scopes.js';
+import type { AuthRequirement, BudgetMode } from './route-config.js';
+import { isId } from '../kernel/ids.js';
 import { addResponses } from './route-hooks.js';
 import { problemResponses } from './schemas.js';
 

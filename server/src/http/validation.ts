@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { isEmailAddress } from '../core/email-address.js';
-import type { FieldError } from '../core/errors.js';
+import { isEmailAddress } from '../kernel/email-address.js';
+import type { FieldError } from '../kernel/errors.js';
 
 /**
  * Two validators: bodies are strict (no type coercion, unknown fields are errors, so typos

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { KeyObject } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { accessTokenAudience } from '../../src/modules/tokens/access-tokens.js';
+import { accessTokenAudience } from '../../src/identity/tokens/access-tokens.js';
 import { bearer, dialect } from '../harness.js';
 import { acceptedAuthorization, refusedAuthorization, type CredentialContext } from './credential-values.js';
 import { fuzzParameters } from './fuzz-settings.js';

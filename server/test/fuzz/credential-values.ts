@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { generateApiKey } from '../../src/modules/api-keys/api-key-format.js';
+import { generateApiKey } from '../../src/access/api-keys/api-key-format.js';
 import { badClaimsToken, forgedHeaderToken, malformedToken, type ForgeContext } from './jwt-forgery.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { STRONG_PASSWORD, bearer, createTestApp, type TestApp } from '../harness.js';
 import { startTestIssuer } from '../oidc-issuer.js';
-import { KEY_SCOPES } from '../../src/core/scopes.js';
+import { KEY_SCOPES } from '../../src/kernel/access-terms/scopes.js';
 
 /**
  * One app and one account for a fuzz file, with a live resource of every kind so path

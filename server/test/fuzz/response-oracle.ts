@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../src/core/errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/kernel/errors.js';
 import { isDocumented, type Operation } from './openapi-operations.js';
 import { REQUEST_TIME_BOUND_MS } from './fuzz-settings.js';
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../src/infra/db/schema.js';
+import type { Database } from '../../src/kernel/db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BusMessage } from '../../src/infra/bus.js';
-import { sha256Hex } from '../../src/modules/tokens/opaque-tokens.js';
+import type { BusMessage } from '../../src/kernel/bus.js';
+import { sha256Hex } from '../../src/kernel/opaque-tokens.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 import { startInbox, tokenFromMail } from '../smtp-inbox.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';

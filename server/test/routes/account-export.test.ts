@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/core/ids.js';
+import { newId } from '../../src/kernel/ids.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 /** GET /v1/users/me/export: everything the account holds, as one JSON download, with no secret in it. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/infra/clock.js';
+import { isoTime } from '../../src/kernel/clock.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 describe(`agents (${dialect})`, () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEventRetention, EVENT_RETENTION_MS } from '../../src/modules/events/event-retention.js';
+import { createEventRetention, EVENT_RETENTION_MS } from '../../src/kernel/events/event-retention.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 describe(`outbox retention (${dialect})`, () => {

@@ -8,7 +8,7 @@ import { registerDashboard } from '../../src/http/dashboard.js';
 import { trackAllowedMethods } from '../../src/http/method-router.js';
 import { frameworkErrorHandler, registerProblemHandlers } from '../../src/http/problem.js';
 import { deferredChildLoggerFactory } from '../../src/http/request-logger.js';
-import { createLogger } from '../../src/infra/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { problemViolations } from '../fuzz/response-oracle.js';
 import { createTestApp, dialect, type TestApp } from '../harness.js';
 import { rawRequest } from '../raw-http.js';

@@ -4,7 +4,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, type TestApp } from '../harness.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';
-import { MAX_PASSKEYS } from '../../src/modules/passkeys/passkeys.service.js';
+import { MAX_PASSKEYS } from '../../src/identity/passkeys/passkeys.service.js';
 
 const ORIGIN = 'http://gatehouse.test'; // the harness's PUBLIC_URL: relying party gatehouse.test
 

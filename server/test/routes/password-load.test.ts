@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HASH_SLOTS, MAX_WAITING_HASHES } from '../../src/modules/auth/password-hasher.js';
+import { HASH_SLOTS, MAX_WAITING_HASHES } from '../../src/identity/passwords/password-hasher.js';
 import { createTestApp, STRONG_PASSWORD, uniqueEmail, type TestApp } from '../harness.js';
 
 // Argon2 work is gated (one hash per core but one) so a sign-up or login storm cannot starve the

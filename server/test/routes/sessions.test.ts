@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/infra/clock.js';
-import { newId } from '../../src/core/ids.js';
-import { createMemoryRevocationList } from '../../src/infra/revocation.js';
-import { createSessionsRepository } from '../../src/modules/sessions/sessions.repository.js';
-import { createSessionsService } from '../../src/modules/sessions/sessions.service.js';
+import { isoTime } from '../../src/kernel/clock.js';
+import { newId } from '../../src/kernel/ids.js';
+import { createMemoryRevocationList } from '../../src/kernel/revocation.js';
+import { createSessionsRepository } from '../../src/identity/sessions/sessions.repository.js';
+import { createSessionsService } from '../../src/identity/sessions/sessions.service.js';
 import { bearer, createTestApp, dialect, STRONG_PASSWORD, type TestApp, type TokenPair } from '../harness.js';
 import { refuseInserts } from '../refuse-inserts.js';
 

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createVerifier } from 'fast-jwt';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/core/ids.js';
+import { newId } from '../../src/kernel/ids.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 const ISSUER = 'http://gatehouse.test';

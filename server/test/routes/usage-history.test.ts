@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/core/ids.js';
-import { isoTime } from '../../src/infra/clock.js';
-import { bucketOf, DAY_MS, HOUR_MS } from '../../src/modules/usage/usage-buckets.js';
-import { createUsageCounter, type UsageCounter } from '../../src/modules/usage/usage-counter.js';
-import { createUsageHistoryRepository } from '../../src/modules/usage/usage-history.repository.js';
-import { createUsageRetention } from '../../src/modules/usage/usage-retention.js';
+import { newId } from '../../src/kernel/ids.js';
+import { isoTime } from '../../src/kernel/clock.js';
+import { bucketOf, DAY_MS, HOUR_MS } from '../../src/access/usage/usage-buckets.js';
+import { createUsageCounter, type UsageCounter } from '../../src/access/usage/usage-counter.js';
+import { createUsageHistoryRepository } from '../../src/access/usage/usage-history.repository.js';
+import { createUsageRetention } from '../../src/access/usage/usage-retention.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 import { refuseInserts } from '../refuse-inserts.js';
 import { countStatements } from '../statement-counter.js';

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/infra/clock.js';
-import { openDatabase, type DatabaseHandle } from '../../src/infra/db/database.js';
-import { newId } from '../../src/core/ids.js';
-import { recordEvent } from '../../src/modules/events/event-outbox.js';
-import { createDeliveryStore } from '../../src/modules/webhooks/delivery-store.js';
+import { isoTime } from '../../src/kernel/clock.js';
+import { openDatabase, type DatabaseHandle } from '../../src/kernel/db/database.js';
+import { newId } from '../../src/kernel/ids.js';
+import { recordEvent } from '../../src/kernel/events/event-outbox.js';
+import { createDeliveryStore } from '../../src/platform/webhooks/delivery-store.js';
 import { createTestApp, dialect, type TestApp } from '../harness.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_PATTERNS } from '../../src/modules/webhooks/webhooks.schemas.js';
+import { EVENT_PATTERNS } from '../../src/platform/webhooks/webhooks.schemas.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 
 /**

@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/infra/clock.js';
-import { newId } from '../../src/core/ids.js';
-import { newWebhookSecret, sealWebhookSecret } from '../../src/modules/webhooks/webhook-secret.js';
+import { ManualClock } from '../../src/kernel/clock.js';
+import { newId } from '../../src/kernel/ids.js';
+import { newWebhookSecret, sealWebhookSecret } from '../../src/platform/webhooks/webhook-secret.js';
 import { bearer, createTestApp, dialect, type TestApp } from '../harness.js';
 import { appWithReceivers } from './app-with-receivers.js';
 

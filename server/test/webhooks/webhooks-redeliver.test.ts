@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/infra/clock.js';
+import { isoTime } from '../../src/kernel/clock.js';
 import { bearer, dialect, type TestApp } from '../harness.js';
 import { appWithReceivers } from './app-with-receivers.js';
-import { BULK_REDELIVERIES_PER_HOUR } from '../../src/modules/webhooks/webhook-operations.js';
+import { BULK_REDELIVERIES_PER_HOUR } from '../../src/platform/webhooks/webhook-operations.js';
 
 /**
  * Redelivery (issue 22) against real HTTP receivers on 127.0.0.1: a receiver that was down

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/infra/clock.js';
+import { isoTime } from '../../src/kernel/clock.js';
 import { bearer, dialect, type TestApp } from '../harness.js';
 import { appWithReceivers } from './app-with-receivers.js';
 import type { Receiver, Received } from './receiver.js';

@@ -28,7 +28,7 @@ export interface PlanInputs {
   streams: string;
 }
 
-// The server's bounds (server/src/modules/admin/admin.schemas.ts, LimitsBody).
+// The server's bounds (server/src/access/admin/admin.schemas.ts, LimitsBody).
 const MAX_RATE = 2_147_483_647;
 const MAX_STREAMS = 100_000;
 

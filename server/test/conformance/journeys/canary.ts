@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../../src/core/ids.js';
+import { newId } from '../../../src/kernel/ids.js';
 import { ContractClient, Coverage } from '../contract-client.js';
 import { randomIp, signUp, type GetContext } from '../context.js';
 import { startPrism } from '../prism.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../../src/core/ids.js';
+import { newId } from '../../../src/kernel/ids.js';
 import { signUp, type GetContext } from '../context.js';
 
 /** The most text a message holds (chats.schemas.ts CHAT_LIMITS.content; the document's maxLength). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../../src/core/ids.js';
+import { newId } from '../../../src/kernel/ids.js';
 import { signUp, type GetContext } from '../context.js';
 
 const HOUR_MS = 3_600_000;

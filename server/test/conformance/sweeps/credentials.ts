@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomIp, signUp, type GetContext } from '../context.js';
 import { SERVER_LIMITS } from '../stack.js';
-import { newId } from '../../../src/core/ids.js';
+import { newId } from '../../../src/kernel/ids.js';
 import { BUDGET_EXEMPT, CALLER_FREE, ORGANIZATION_SCOPED, REQUIREMENTS, secured, unknownIds } from './operations.js';
 
 /** A key of the right shape with a wrong checksum, and a JWT signed by nobody we know. */

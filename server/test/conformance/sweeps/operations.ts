@@ -1,4 +1,4 @@
-import { newId, type IdKind } from '../../../src/core/ids.js';
+import { newId, type IdKind } from '../../../src/kernel/ids.js';
 import type { SpecOperation } from '../spec.js';
 import { OIDC_PROVIDER } from '../stack.js';
 

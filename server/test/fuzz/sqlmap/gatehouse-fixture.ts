@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { openDatabase } from '../../../src/infra/db/database.js';
+import { openDatabase } from '../../../src/kernel/db/database.js';
 import { postJson, SERVER_DIR, startServer, type ServerProcess } from '../../server-process.js';
 
 const run = promisify(execFile);

@@ -1,0 +1,46 @@
+/**
+ * access: what a caller may do and spend. Organizations, members, roles and invitations; API keys;
+ * limits and usage; the admin API; the authenticate step that resolves every request's caller.
+ * Owns the organizations, memberships, invitations, api_keys, usage and audit tables. Other
+ * contexts import only this file.
+ */
+
+export { AdminOrganization, adminRoutes, AdminUser, AdminUserDetail } from './admin/admin.routes.js';
+export { createAdminService } from './admin/admin.service.js';
+export type { AdminService } from './admin/admin.service.js';
+export { createOperator } from './admin/operator.js';
+export type { Operator } from './admin/operator.js';
+export { API_KEY_PREFIX } from './api-keys/api-key-format.js';
+export { createApiKeyVerifier } from './api-keys/api-key-verifier.js';
+export type { ApiKeyVerifierService } from './api-keys/api-key-verifier.js';
+export { presentApiKey } from './api-keys/api-keys.presenter.js';
+export { createApiKeysRepository } from './api-keys/api-keys.repository.js';
+export { ApiKey, apiKeysRoutes, CreatedApiKey } from './api-keys/api-keys.routes.js';
+export { createApiKeysService } from './api-keys/api-keys.service.js';
+export type { ApiKeysService } from './api-keys/api-keys.service.js';
+export { auditActorOf } from './caller/audit-actor.js';
+export { accountRefusal, registerAuthentication, resolveCredential, sessionCaller } from './caller/authenticate.js';
+export type { AuthenticateDeps } from './caller/authenticate.js';
+export { recordAudit } from './organizations/audit-log.js';
+export type { AuditActor } from './organizations/audit-log.js';
+export { createInvitationsRepository } from './organizations/invitations.repository.js';
+export { createOrganizationCache } from './organizations/organization-cache.js';
+export type { Membership, OrganizationCache } from './organizations/organization-cache.js';
+export { lockOrganization, releaseCapacity, takeCapacity } from './organizations/organization-caps.js';
+export type { Caps } from './organizations/organization-caps.js';
+export { createOrganizationsRepository, newOrganizationRow } from './organizations/organizations.repository.js';
+export type { OrganizationRow } from './organizations/organizations.repository.js';
+export { AuditEvent, Invitation, Member, Organization, organizationsRoutes } from './organizations/organizations.routes.js';
+export { createOrganizationsService } from './organizations/organizations.service.js';
+export type { OrganizationsService } from './organizations/organizations.service.js';
+export { createPersonalOrganization } from './organizations/personal-organization.js';
+export { createUsageCounter } from './usage/usage-counter.js';
+export type { UsageCounter } from './usage/usage-counter.js';
+export { createUsageHistoryRepository } from './usage/usage-history.repository.js';
+export { createUsageHistoryService } from './usage/usage-history.service.js';
+export type { UsageHistoryService } from './usage/usage-history.service.js';
+export { createUsageRetention } from './usage/usage-retention.js';
+export { Usage, UsageHistory, usageRoutes } from './usage/usage.routes.js';
+export { CredentialVerification, verificationRoutes } from './verification/verification.routes.js';
+export { createVerificationService } from './verification/verification.service.js';
+export type { VerificationService } from './verification/verification.service.js';

@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { ClientInfo } from '../../kernel/client-info.js';
+import type { Bus } from '../../kernel/bus.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { DialectName } from '../../kernel/db/database.js';
+import type { Database } from '../../kernel/db/schema.js';
+import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { Mailer } from '../../kernel/mail/mailer.js';
+import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
+import type { OrganizationCache } from './organization-cache.js';
+
+/** Who acts, as the audit log records them. */
+export interface Actor {
+  userId: string;
+  /** The API key used, if one was (these routes take access tokens only, so null there). */
+  keyId: string | null;
+  client: ClientInfo;
+}
+
+export interface OrganizationsDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  bus: Bus;
+  clock: Clock;
+  /** Tells every instance to drop what it cached of an organization or a membership. */
+  cache: Pick<OrganizationCache, 'changed' | 'membershipChanged'>;
+  mailer: Mailer;
+  /** Invitation links point at PUBLIC_URL/accept-invitation (the dashboard). */
+  publicUrl: string;
+  attempts: AttemptLimiter;
+  onEvent: OnEventsCommitted;
+  onError: (error: unknown) => void;
+  maxOrganizations?: number;
+}

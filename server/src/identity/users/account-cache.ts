@@ -1,0 +1,46 @@
+import type { Bus } from '../../kernel/bus.js';
+import type { Clock } from '../../kernel/clock.js';
+import { LruCache } from '../../kernel/lru-cache.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
+
+/**
+ * Bounds how stale a cached account may be when no bus message arrives: a change made by the
+ * CLI (another process) without Redis, or a message lost during a Redis outage. One primary-key
+ * read per active account per 5 s is negligible next to the requests it serves.
+ */
+export const ACCOUNT_CACHE_TTL_MS = 5_000;
+
+/**
+ * The account behind a credential (tier, limits, role, disabled), needed on every
+ * authenticated request. Read through an LRU; any change to an account is announced on the
+ * bus, which drops the entry on every instance at once.
+ */
+export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clock: Clock }) {
+  const { users, bus, clock } = deps;
+  const cache = new LruCache<string, { row: UserRow; at: number }>(100_000);
+  bus.subscribe((m) => {
+    if (m.type === 'account-changed') cache.delete(m.userId);
+  });
+  bus.onReconnect(() => cache.clear());
+
+  return {
+    /** The hot path: a fresh cached row without a promise, or undefined (then call `get`). */
+    peek(userId: string): UserRow | undefined {
+      const hit = cache.get(userId);
+      return hit !== undefined && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS ? hit.row : undefined;
+    },
+    async get(userId: string): Promise<UserRow | undefined> {
+      const hit = cache.get(userId);
+      if (hit && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS) return hit.row;
+      const row = await users.findById(userId);
+      // Frozen: a row is shared by every request of the account (and the hot path caches
+      // answers per row), so changing one in place would be a bug; this makes it throw.
+      if (row) cache.set(userId, { row: Object.freeze(row), at: clock.now() });
+      else cache.delete(userId);
+      return row;
+    },
+    /** Call after writing the account: every instance re-reads it on next use. */
+    changed: (userId: string) => bus.publish({ type: 'account-changed', userId }),
+  };
+}
+export type AccountCache = ReturnType<typeof createAccountCache>;
