@@ -2,12 +2,10 @@ import { useState } from 'preact/hooks';
 import { gatehouse } from '../lib/api.ts';
 import { useAction } from '../lib/hooks.ts';
 import { useOrganizations } from '../lib/organizations.tsx';
-import { ActionForm } from './ActionForm.tsx';
-import { ErrorAlert } from './ErrorAlert.tsx';
 import { Field } from './Field.tsx';
+import { FormDialog } from './FormDialog.tsx';
 import { Icon } from './Icon.tsx';
 import { Modal } from './Modal.tsx';
-import { SubmitButton } from './SubmitButton.tsx';
 
 /**
  * In the header: the organization the dashboard acts for (a native <select>: keyboard, screen
@@ -52,27 +50,22 @@ export function OrganizationSwitcher() {
 function NewOrganizationForm({ onDone }: { onDone: () => void }) {
   const { switchTo } = useOrganizations();
   const [name, setName] = useState('');
-  const { run, busy, error } = useAction(async () => {
+  const create = useAction(async () => {
     const created = await gatehouse.organizations.create({ name: name.trim() });
     onDone();
     await switchTo(created.id);
   });
   return (
-    <>
-      <h2 id="new-org-title">New organization</h2>
-      <p class="hint">Agents, chats, webhooks and API keys made in it are shared with the members you invite. You will be its owner.</p>
-      <ErrorAlert error={error} />
-      <ActionForm class="form" aria-labelledby="new-org-title" onSubmit={() => run()}>
-        <Field label="Name" name="org-name" required maxLength={100} value={name} onValue={setName} error={error?.fields.name} />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onDone}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Creating…">
-            Create and switch
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog
+      titleId="new-org-title"
+      title="New organization"
+      intro={<p class="hint">Agents, chats, webhooks and API keys made in it are shared with the members you invite. You will be its owner.</p>}
+      submission={create}
+      submitLabel="Create and switch"
+      busyLabel="Creating…"
+      onCancel={onDone}
+    >
+      <Field label="Name" name="org-name" required maxLength={100} value={name} onValue={setName} error={create.error?.fields.name} />
+    </FormDialog>
   );
 }

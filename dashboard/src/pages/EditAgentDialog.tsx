@@ -1,8 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ActionForm } from '../components/ActionForm.tsx';
-import { ErrorAlert } from '../components/ErrorAlert.tsx';
+import { FormDialog } from '../components/FormDialog.tsx';
 import { Modal } from '../components/Modal.tsx';
-import { SubmitButton } from '../components/SubmitButton.tsx';
 import { gatehouse, type Agent } from '../lib/api.ts';
 import { useAction } from '../lib/hooks.ts';
 import { AgentFields, type AgentValues } from './AgentFields.tsx';
@@ -25,27 +23,15 @@ export function EditAgentDialog({ agent, onSaved, onCancel }: Props) {
 
 function EditAgentForm({ agent, onSaved, onCancel }: Props & { agent: Agent }) {
   const [values, setValues] = useState<AgentValues>({ name: agent.name, model: agent.model, description: agent.description, instructions: agent.instructions });
-  const { run, busy, error } = useAction(async () => {
+  const save = useAction(async () => {
     // Only what changed: a concurrent edit of another field is not undone.
     const next = { name: values.name.trim(), model: values.model.trim(), description: values.description.trim(), instructions: values.instructions };
     const changed = Object.fromEntries(Object.entries(next).filter(([field, value]) => value !== agent[field as keyof AgentValues]));
     onSaved(Object.keys(changed).length ? await gatehouse.agents.update(agent.id, changed) : agent);
   });
   return (
-    <>
-      <h2 id="edit-agent-title">Edit the agent “{agent.name}”</h2>
-      <ErrorAlert error={error} />
-      <ActionForm class="form" aria-labelledby="edit-agent-title" onSubmit={() => run()}>
-        <AgentFields idPrefix="edit-agent" values={values} onValues={setValues} errors={error?.fields} />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Saving…">
-            Save agent
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog titleId="edit-agent-title" title={`Edit the agent “${agent.name}”`} submission={save} submitLabel="Save agent" busyLabel="Saving…" onCancel={onCancel}>
+      <AgentFields idPrefix="edit-agent" values={values} onValues={setValues} errors={save.error?.fields} />
+    </FormDialog>
   );
 }

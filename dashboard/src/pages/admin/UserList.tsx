@@ -7,8 +7,8 @@ import { gatehouse } from '../../lib/api.ts';
 import { formatDate } from '../../lib/format.ts';
 import { usePagedList } from '../../lib/hooks.ts';
 import { AccountStatus } from './AccountStatus.tsx';
-import type { UserFilter } from './AdminUsersPage.tsx';
 import { TIER_OPTIONS, userPath, type AdminUser } from './plan.ts';
+import type { UserFilter } from './user-filter.ts';
 
 const tierName = (tier: AdminUser['tier']) => TIER_OPTIONS.find((t) => t.value === tier)?.label ?? tier;
 

@@ -4,8 +4,8 @@ import { Field } from '../../components/Field.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { SelectField } from '../../components/SelectField.tsx';
 import { navigate } from '../../lib/router.ts';
-import { filterPath, type UserFilter } from './AdminUsersPage.tsx';
 import { TIER_OPTIONS } from './plan.ts';
+import { filterPath, type UserFilter } from './user-filter.ts';
 
 const STATUS_OPTIONS = [
   { value: '', label: 'Everyone' },

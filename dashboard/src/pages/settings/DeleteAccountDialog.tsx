@@ -1,9 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ActionForm } from '../../components/ActionForm.tsx';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { Modal } from '../../components/Modal.tsx';
 import { CurrentPasswordField } from '../../components/CurrentPasswordField.tsx';
-import { SubmitButton } from '../../components/SubmitButton.tsx';
+import { FormDialog } from '../../components/FormDialog.tsx';
+import { Modal } from '../../components/Modal.tsx';
 import { gatehouse, onSessionChange } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction } from '../../lib/hooks.ts';
@@ -34,7 +32,7 @@ export function DeleteAccountDialog({ open, onCancel }: { open: boolean; onCance
 function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
   const { setNotice } = useSession();
   const [password, setPassword] = useState('');
-  const { run, busy, error } = useAction(async () => {
+  const deletion = useAction(async () => {
     // The SDK clears the session as the call succeeds: go to the login page in that same moment, so
     // the router does not first send this signed-out page to `/login?next=/settings/account` (after
     // a restoring sign-in, the overview is the place to land, not this page).
@@ -47,32 +45,31 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       stop();
     }
   });
-  const signInAgain = error?.code === 'forbidden';
+  const signInAgain = deletion.error?.code === 'forbidden';
   return (
-    <>
-      <h2 id="delete-account-title">Delete your account?</h2>
-      <div class="dialog-body">
-        <ul>
-          <li>At once: every session is signed out, every API key you made is revoked (they stay revoked), and a change of email you asked for lapses.</li>
-          <li>After the grace period (30 days unless the service is set up otherwise): the account and what it owns (agents, chats, webhooks, your personal organization) are gone for good.</li>
-          <li>Until then, signing in again restores the account.</li>
-        </ul>
-        <p>Keep a copy first:</p>
-        <ExportButton label="Download your data first" secondary />
-      </div>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      {signInAgain && <p class="hint">Log out, sign in again, and come back here within a few minutes.</p>}
-      <ActionForm class="form" aria-labelledby="delete-account-title" onSubmit={() => run()}>
-        <CurrentPasswordField name="delete-password" value={password} onValue={setPassword} error={error?.fields.password} />
-        <div class="actions">
-          <button type="button" class="button button-secondary dialog-cancel" onClick={onCancel}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Deleting…" variant="danger">
-            Delete my account
-          </SubmitButton>
+    <FormDialog
+      titleId="delete-account-title"
+      title="Delete your account?"
+      intro={
+        <div class="dialog-body">
+          <ul>
+            <li>At once: every session is signed out, every API key you made is revoked (they stay revoked), and a change of email you asked for lapses.</li>
+            <li>After the grace period (30 days unless the service is set up otherwise): the account and what it owns (agents, chats, webhooks, your personal organization) are gone for good.</li>
+            <li>Until then, signing in again restores the account.</li>
+          </ul>
+          <p>Keep a copy first:</p>
+          <ExportButton label="Download your data first" secondary />
         </div>
-      </ActionForm>
-    </>
+      }
+      submission={deletion}
+      stepUp
+      errorHint={signInAgain && <p class="hint">Log out, sign in again, and come back here within a few minutes.</p>}
+      submitLabel="Delete my account"
+      busyLabel="Deleting…"
+      variant="danger"
+      onCancel={onCancel}
+    >
+      <CurrentPasswordField name="delete-password" value={password} onValue={setPassword} error={deletion.error?.fields.password} />
+    </FormDialog>
   );
 }

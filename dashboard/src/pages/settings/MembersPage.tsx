@@ -6,6 +6,7 @@ import { DataTable } from '../../components/DataTable.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { FormDialog } from '../../components/FormDialog.tsx';
 import { Icon } from '../../components/Icon.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { Notice } from '../../components/Notice.tsx';
@@ -171,55 +172,31 @@ interface MemberFormProps {
 
 function ChangeRoleForm({ organization, member, onCancel, onChanged }: MemberFormProps & { onChanged: (m: Member) => void }) {
   const [role, setRole] = useState<OrganizationRole>(member.role);
-  const { run, busy, error } = useAction(async () => onChanged(await gatehouse.organizations.members.update(organization.id, member.user_id, { role })));
+  const change = useAction(async () => onChanged(await gatehouse.organizations.members.update(organization.id, member.user_id, { role })));
   return (
-    <>
-      <h2 id="role-title">Change the role of {member.email}</h2>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      <ActionForm class="form" aria-labelledby="role-title" onSubmit={() => run()}>
-        <SelectField label="Role" name="member-role" value={role} options={rolesFor(organization.role)} onValue={(v) => setRole(v as OrganizationRole)} error={error?.fields.role} />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Saving…">
-            Save role
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog titleId="role-title" title={`Change the role of ${member.email}`} submission={change} stepUp submitLabel="Save role" busyLabel="Saving…" onCancel={onCancel}>
+      <SelectField label="Role" name="member-role" value={role} options={rolesFor(organization.role)} onValue={(v) => setRole(v as OrganizationRole)} error={change.error?.fields.role} />
+    </FormDialog>
   );
 }
 
 function RemoveMemberForm({ organization, member, onCancel, onRemoved }: MemberFormProps & { onRemoved: (m: Member, kept: boolean) => void }) {
   const [keys, setKeys] = useState<'revoke' | 'keep'>('revoke');
-  const { run, busy, error } = useAction(async () => {
+  const remove = useAction(async () => {
     await gatehouse.organizations.members.remove(organization.id, member.user_id, { apiKeys: keys });
     onRemoved(member, keys === 'keep');
   });
   return (
-    <>
-      <h2 id="remove-title">Remove {member.email}?</h2>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      <ActionForm class="form" aria-labelledby="remove-title" onSubmit={() => run()}>
-        <fieldset class="choice">
-          <legend>The API keys they created in {organization.name}</legend>
-          <label>
-            <input type="radio" name="member-keys" value="revoke" checked={keys === 'revoke'} onChange={() => setKeys('revoke')} /> Revoke their API keys (they stop working at once)
-          </label>
-          <label>
-            <input type="radio" name="member-keys" value="keep" checked={keys === 'keep'} onChange={() => setKeys('keep')} /> Keep them with the organization (they go on working, handed to you)
-          </label>
-        </fieldset>
-        <div class="actions">
-          <button type="button" class="button button-secondary dialog-cancel" onClick={onCancel}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Removing…" variant="danger">
-            Remove member
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog titleId="remove-title" title={`Remove ${member.email}?`} submission={remove} stepUp submitLabel="Remove member" busyLabel="Removing…" variant="danger" onCancel={onCancel}>
+      <fieldset class="choice">
+        <legend>The API keys they created in {organization.name}</legend>
+        <label>
+          <input type="radio" name="member-keys" value="revoke" checked={keys === 'revoke'} onChange={() => setKeys('revoke')} /> Revoke their API keys (they stop working at once)
+        </label>
+        <label>
+          <input type="radio" name="member-keys" value="keep" checked={keys === 'keep'} onChange={() => setKeys('keep')} /> Keep them with the organization (they go on working, handed to you)
+        </label>
+      </fieldset>
+    </FormDialog>
   );
 }

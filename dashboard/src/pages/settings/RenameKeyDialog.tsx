@@ -1,9 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ActionForm } from '../../components/ActionForm.tsx';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { FormDialog } from '../../components/FormDialog.tsx';
 import { Modal } from '../../components/Modal.tsx';
-import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, type ApiKey } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 
@@ -25,24 +23,12 @@ export function RenameKeyDialog({ apiKey, onRenamed, onCancel }: Props) {
 
 function RenameKeyForm({ apiKey, onRenamed, onCancel }: Props & { apiKey: ApiKey }) {
   const [name, setName] = useState(apiKey.name);
-  const { run, busy, error } = useAction(async () => {
+  const rename = useAction(async () => {
     onRenamed(await gatehouse.apiKeys.update(apiKey.id, { name: name.trim() }));
   });
   return (
-    <>
-      <h2 id="rename-key-title">Rename the key “{apiKey.name}”</h2>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      <ActionForm class="form" aria-labelledby="rename-key-title" onSubmit={() => run()}>
-        <Field label="New name" name="key-rename" required maxLength={100} value={name} onValue={setName} error={error?.fields.name} hint="The secret stays the same." />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Saving…">
-            Save name
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog titleId="rename-key-title" title={`Rename the key “${apiKey.name}”`} submission={rename} stepUp submitLabel="Save name" busyLabel="Saving…" onCancel={onCancel}>
+      <Field label="New name" name="key-rename" required maxLength={100} value={name} onValue={setName} error={rename.error?.fields.name} hint="The secret stays the same." />
+    </FormDialog>
   );
 }

@@ -1,9 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ActionForm } from '../../components/ActionForm.tsx';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { FormDialog } from '../../components/FormDialog.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { NewSecretOnce, OldSecretPeriodField } from '../../components/ReplacedSecret.tsx';
-import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, type ApiKey, type CreatedApiKey } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 
@@ -27,7 +25,7 @@ export function RollKeyDialog({ apiKey, onRolled, onClose }: Props) {
 function RollKeySteps({ apiKey, onRolled, onClose }: Props & { apiKey: ApiKey }) {
   const [grace, setGrace] = useState('3600');
   const [rolled, setRolled] = useState<CreatedApiKey | null>(null);
-  const { run, busy, error } = useAction(async () => {
+  const roll = useAction(async () => {
     const created = await gatehouse.apiKeys.roll(apiKey.id, { grace_seconds: Number(grace) });
     setRolled(created);
     onRolled(created);
@@ -46,24 +44,23 @@ function RollKeySteps({ apiKey, onRolled, onClose }: Props & { apiKey: ApiKey })
     );
   }
   return (
-    <>
-      <h2 id="roll-key-title">Roll the key “{apiKey.name}”?</h2>
-      <p class="dialog-body">
-        A new secret replaces <code>{apiKey.prefix}…{apiKey.last_four}</code>. The key keeps its name, scopes, limits and usage; programs must switch to
-        the new secret.
-      </p>
-      <ErrorAlert error={error} onStepUp={() => void run()} />
-      <ActionForm class="form" aria-labelledby="roll-key-title" onSubmit={() => run()}>
-        <OldSecretPeriodField label="Keep the old secret working" name="grace" noneLabel="No: refuse it at once" value={grace} onValue={setGrace} error={error?.fields.grace_seconds} />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Rolling…" variant="danger">
-            Roll key
-          </SubmitButton>
-        </div>
-      </ActionForm>
-    </>
+    <FormDialog
+      titleId="roll-key-title"
+      title={`Roll the key “${apiKey.name}”?`}
+      intro={
+        <p class="dialog-body">
+          A new secret replaces <code>{apiKey.prefix}…{apiKey.last_four}</code>. The key keeps its name, scopes, limits and usage; programs must switch
+          to the new secret.
+        </p>
+      }
+      submission={roll}
+      stepUp
+      submitLabel="Roll key"
+      busyLabel="Rolling…"
+      variant="danger"
+      onCancel={onClose}
+    >
+      <OldSecretPeriodField label="Keep the old secret working" name="grace" noneLabel="No: refuse it at once" value={grace} onValue={setGrace} error={roll.error?.fields.grace_seconds} />
+    </FormDialog>
   );
 }

@@ -1,9 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ActionForm } from '../../components/ActionForm.tsx';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { FormDialog } from '../../components/FormDialog.tsx';
 import { Modal } from '../../components/Modal.tsx';
 import { NewSecretOnce, OldSecretPeriodField } from '../../components/ReplacedSecret.tsx';
-import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse, type CreatedWebhookEndpoint, type WebhookEndpoint } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction } from '../../lib/hooks.ts';
@@ -31,7 +29,7 @@ export function RotateSecretDialog({ endpoint, onRotated, onClose }: Props) {
 function RotateSecretSteps({ endpoint, onRotated, onClose }: Props & { endpoint: WebhookEndpoint }) {
   const [overlap, setOverlap] = useState('86400');
   const [rotated, setRotated] = useState<CreatedWebhookEndpoint | null>(null);
-  const { run, busy, error } = useAction(async () => {
+  const rotate = useAction(async () => {
     const created = await gatehouse.webhooks.rotateSecret(endpoint.id, { overlap_seconds: Number(overlap) });
     setRotated(created);
     // The page keeps the endpoint, not its secret: that stays in this dialog until it closes.
@@ -53,27 +51,25 @@ function RotateSecretSteps({ endpoint, onRotated, onClose }: Props & { endpoint:
   }
   const running = endpoint.previous_secret_expires_at;
   return (
-    <>
-      <h2 id="rotate-secret-title">Rotate the signing secret?</h2>
-      <div class="dialog-body">
-        <p>
-          A new <code>whsec_…</code> secret signs every delivery from now on. While the old one signs too, each delivery carries both signatures in{' '}
-          <code>webhook-signature</code>, so receivers verify with either while you move them to the new secret.
-        </p>
-        {running && <p>The secret before the current one, which signs until {formatDateTime(running)}, stops at once: at most two secrets sign.</p>}
-      </div>
-      <ErrorAlert error={error} />
-      <ActionForm class="form" aria-labelledby="rotate-secret-title" onSubmit={() => run()}>
-        <OldSecretPeriodField label="Keep signing with the old secret too" name="overlap" noneLabel="No: only the new secret signs from now on" value={overlap} onValue={setOverlap} error={error?.fields.overlap_seconds} />
-        <div class="actions">
-          <button type="button" class="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy} busyLabel="Rotating…" variant="danger">
-            Rotate secret
-          </SubmitButton>
+    <FormDialog
+      titleId="rotate-secret-title"
+      title="Rotate the signing secret?"
+      intro={
+        <div class="dialog-body">
+          <p>
+            A new <code>whsec_…</code> secret signs every delivery from now on. While the old one signs too, each delivery carries both signatures in{' '}
+            <code>webhook-signature</code>, so receivers verify with either while you move them to the new secret.
+          </p>
+          {running && <p>The secret before the current one, which signs until {formatDateTime(running)}, stops at once: at most two secrets sign.</p>}
         </div>
-      </ActionForm>
-    </>
+      }
+      submission={rotate}
+      submitLabel="Rotate secret"
+      busyLabel="Rotating…"
+      variant="danger"
+      onCancel={onClose}
+    >
+      <OldSecretPeriodField label="Keep signing with the old secret too" name="overlap" noneLabel="No: only the new secret signs from now on" value={overlap} onValue={setOverlap} error={rotate.error?.fields.overlap_seconds} />
+    </FormDialog>
   );
 }
