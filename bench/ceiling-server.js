@@ -5,7 +5,7 @@
 // services do since issue 21 (migration 0014). On a database from before it (owner column user_id,
 // counters on users: a release compared with `--compare`) it answers for CEILING_USER_ID instead.
 // Run from the repository root with `node --import tsx bench/ceiling-server.js` (ids come from
-// the server's own core/ids.ts, so what it writes sorts among Gatehouse's rows as theirs do).
+// the server's own kernel/ids.ts, so what it writes sorts among Gatehouse's rows as theirs do).
 //   CEILING_DATABASE_URL  sqlite:<file> or postgres://…  (the database Gatehouse migrated)
 //   CEILING_ORG_ID        the organization every route answers for (the bench account's personal one)
 //   CEILING_USER_ID       the account, on a database from before organizations

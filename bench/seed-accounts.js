@@ -1,6 +1,6 @@
 // Bulk load for the cost-growth part: SEED_USERS accounts holding SEED_AGENTS agents between
 // them, written straight into a Gatehouse database the server has already migrated (and is not
-// running on). Ids come from the server's own core/ids.ts, so they have its exact format and
+// running on). Ids come from the server's own kernel/ids.ts, so they have its exact format and
 // order; run with `node --import tsx` from the server directory (lib/growth.js does).
 // Each account is what registering makes since organizations (migration 0014): the user, its
 // personal organization (free tier, holding its agents: agent_count counts them) and the user's
@@ -40,7 +40,7 @@ const agentRow = (i) => ({ id: newId('agent'), owner: ownerIds[i % users], name:
 async function seedSqlite(file) {
   const Database = require('better-sqlite3');
   const db = new Database(file, { fileMustExist: true });
-  // The server's own settings (infra/db/database.ts).
+  // The server's own settings (kernel/db/database.ts).
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

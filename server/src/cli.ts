@@ -181,7 +181,7 @@ interface Outcome {
 }
 
 /**
- * The API's own services for one command (modules/admin/operator.ts), on the database the
+ * The API's own services for one command (access/admin/operator.ts), on the database the
  * environment names; running instances are told through Redis when REDIS_URL is set. A message
  * Redis did not take fails the command (exit 1) after it says what it did.
  */

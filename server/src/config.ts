@@ -80,7 +80,7 @@ export const Config = Type.Object({
   appleAppIds: Type.Array(Type.String()),
   /** The Android app that may open this host's links (assetlinks.json). */
   androidApp: Type.Optional(Type.Object({ package: Type.String(), certSha256: Type.Array(Type.String()) })),
-  /** How many of each an account may hold; past it, 422 limit_reached (modules/accounts/account-caps.ts). */
+  /** How many of each an account may hold; past it, 422 limit_reached (access/organizations/organization-caps.ts). */
   caps: Type.Object({
     agentsPerAccount: Type.Integer(),
     chatsPerAccount: Type.Integer(),
@@ -88,17 +88,17 @@ export const Config = Type.Object({
     apiKeysPerAccount: Type.Integer(),
     webhooksPerAccount: Type.Integer(),
   }),
-  /** Live streams (modules/streams/): seconds between heartbeat comments on an idle stream. */
+  /** Live streams (platform/streams/): seconds between heartbeat comments on an idle stream. */
   streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
-  /** Usage history (modules/usage/): seconds between the batches in which an instance adds its request counts to the database. */
+  /** Usage history (access/usage/): seconds between the batches in which an instance adds its request counts to the database. */
   usageFlushSeconds: Type.Integer({ minimum: 1 }),
-  /** Days between DELETE /v1/users/me and the purge; a sign-in meanwhile restores the account. 0: at once (modules/accounts/account-deletion.ts). */
+  /** Days between DELETE /v1/users/me and the purge; a sign-in meanwhile restores the account. 0: at once (flows/account-deletion.ts). */
   accountDeletionGraceDays: Type.Integer({ minimum: 0 }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
   webauthn: Type.Object({ rpId: Type.String(), rpName: Type.String(), origins: Type.Array(Type.String()) }),
-  /** Sign-in with OpenID Connect / OAuth 2 providers (OIDC_PROVIDERS; modules/identities). */
+  /** Sign-in with OpenID Connect / OAuth 2 providers (OIDC_PROVIDERS; identity/providers). */
   oidcProviders: Type.Array(OidcProviderConfig),
   /** Web apps' pages a provider sign-in may return to, exactly (besides PUBLIC_URL/oidc-callback and APP_LINK_URL). */
   oidcRedirectUris: Type.Array(Type.String()),

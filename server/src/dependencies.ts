@@ -66,7 +66,7 @@ export interface Dependencies {
   usageHistory: UsageHistoryService;
   /** Each request's organization and the caller's role in it (authenticate), dropped on every instance by bus messages. */
   organizationCache: OrganizationCache;
-  /** Organizations, members, invitations and the audit log (modules/organizations/). */
+  /** Organizations, members, invitations and the audit log (access/organizations/). */
   organizations: OrganizationsService;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */

@@ -39,7 +39,7 @@ describe(`metrics access (${dialect})`, () => {
     expect(right.body).toContain('process_cpu_user_seconds_total');
   });
 
-  it('reads the header as every route does (http/authenticate.ts parseBearer): the scheme in any case', async () => {
+  it('reads the header as every route does (access/caller/authenticate.ts parseBearer): the scheme in any case', async () => {
     for (const authorization of [`bearer ${TOKEN}`, `BEARER  ${TOKEN} `]) {
       const res = await tokened.request({ method: 'GET', url: '/metrics', headers: { authorization } });
       expect(res.statusCode, authorization).toBe(200);

@@ -27,7 +27,7 @@ describe(`secret hygiene (${dialect})`, () => {
   async function dumpDatabase(): Promise<{ text: string; tables: Record<string, Array<Record<string, unknown>>> }> {
     const db = t.deps.database.db;
     // Every base table of this app (on PostgreSQL the app's introspector reads its own schema
-    // only: infra/db/current-schema-introspector.ts), without Kysely's migration bookkeeping.
+    // only: kernel/db/current-schema-introspector.ts), without Kysely's migration bookkeeping.
     const found = (await db.introspection.getTables()).filter((table) => !table.isView).map((table) => table.name);
     expect(found, 'the table listing found this app\'s tables').toEqual(expect.arrayContaining(['users', 'api_keys', 'agents']));
     const names = [...new Set(['users', 'sessions', 'refresh_tokens', 'signing_keys', ...found])];

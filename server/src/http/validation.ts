@@ -11,7 +11,7 @@ import type { FieldError } from '../kernel/errors.js';
 function createAjv(options: Options) {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...options });
   addFormats.default(ajv, ['uri', 'date-time', 'uuid']);
-  // The same rule a provider's address obeys (core/email-address.ts).
+  // The same rule a provider's address obeys (kernel/email-address.ts).
   ajv.addFormat('email', isEmailAddress);
   // Registered as known keywords so OpenAPI-only annotations do not trip the compiler.
   ajv.addKeyword({ keyword: 'example' });

@@ -23,7 +23,7 @@ export function normalizeEmail(email: string): string {
 
 /**
  * The reserved address an account holds once it gave an address it held on nobody's proof up
- * (modules/accounts/unproven-address.ts, migration 0017): RFC 2606 `.invalid` routes nowhere, so
+ * (identity/users/unproven-address.ts, migration 0017): RFC 2606 `.invalid` routes nowhere, so
  * nothing is ever mailed there, and the account id keeps it unique.
  */
 export const releasedAddress = (userId: string): string => `${userId}@unclaimed.invalid`;

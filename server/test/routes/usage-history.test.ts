@@ -13,7 +13,7 @@ const MINUTE_MS = 60_000;
 const ZERO = { ok: 0, rate_limited: 0, unauthorized: 0, forbidden: 0 };
 
 /**
- * GET /v1/usage/history and the counter behind it (modules/usage/). Counts are recorded here by
+ * GET /v1/usage/history and the counter behind it (access/usage/). Counts are recorded here by
  * calling the counter, as the authenticate step does for every request. The requests this suite
  * makes may be counted too (into the bucket they are made in), so exact figures are checked on
  * buckets and keys no request of the suite touched.

@@ -41,7 +41,7 @@ export function createOrganizationsRepository(db: Kysely<Database>) {
     findById: (id: string): Promise<OrganizationRow | undefined> => findOrganization.first({ id }, db),
     /** The user's role in the organization; undefined: not a member. */
     roleOf: async (orgId: string, userId: string): Promise<OrgRole | undefined> => (await findRole.first({ orgId, userId }, db))?.role,
-    /** The user id of a team's earliest owner (whose free-teams budget it spends when free: core/budget-key.ts); null for a personal one. */
+    /** The user id of a team's earliest owner (whose free-teams budget it spends when free: access/usage/budget-key.ts); null for a personal one. */
     teamOwnerOf: async (orgId: string): Promise<string | null> => (await teamOwner.first({ orgId }, db))?.user_id ?? null,
     /** An organization with its first member (call in a transaction). */
     async insertWithOwner(org: OrganizationRow, ownerId: string): Promise<void> {

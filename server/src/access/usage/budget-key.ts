@@ -1,4 +1,4 @@
-/** What the choice needs of a Membership (modules/organizations/organization-cache.ts). */
+/** What the choice needs of a Membership (access/organizations/organization-cache.ts). */
 export interface BudgetHolder {
   org: { id: string; tier: string; personal: number; limit_per_minute: number | null; limit_per_day: number | null };
   teamOwner: string | null;

@@ -76,7 +76,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ limiter: RateLimiter; hist
     const membership = requireOrganization(request);
     const { org } = membership;
     // An API key with a budget of its own sees, per window, the tighter of its own and the organization's
-    // (a free team's being its owner's free-teams budget: core/budget-key.ts).
+    // (a free team's being its owner's free-teams budget: access/usage/budget-key.ts).
     return presentUsage(org, await limiter.peek(budgetKeyOf(membership), limitsFor(org), requireAuth(request).keyBudget));
   });
 

@@ -153,7 +153,7 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       const options = { cost, key: auth.keyBudget };
       // The memory limiter decides synchronously; Redis needs its round trip.
-      const budget = budgetKeyOf(membership); // a free team's is its owner's free-teams budget (core/budget-key.ts)
+      const budget = budgetKeyOf(membership); // a free team's is its owner's free-teams budget (access/usage/budget-key.ts)
       const decision = deps.limiter.consumeNow?.(budget, limits, options) ?? (await deps.limiter.consume(budget, limits, options));
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
       if (!decision.allowed) {

@@ -98,7 +98,7 @@ export function deletionCalledOffMail(to: string, name: string, organization: st
   return { to, subject: 'Your account was not deleted', text: lines.join('\n\n'), html: layout('Your account was not deleted', lines) };
 }
 
-/** An invitation to an organization (modules/organizations/): the link works once, for 7 days, for this address only. */
+/** An invitation to an organization (access/organizations/): the link works once, for 7 days, for this address only. */
 export function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
   const lines = [`Hello,`, `${inviter} invited you to join ${organization} on Gatehouse as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];
   return {

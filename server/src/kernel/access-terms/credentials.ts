@@ -46,7 +46,7 @@ export type KeyInspection =
   | { status: 'valid' | 'expired'; auth: AuthContext }
   | { status: 'not_found' | 'revoked' };
 
-/** Turns an API key's secret into its AuthContext (modules/api-keys/api-key-verifier.ts), for the authenticate step. */
+/** Turns an API key's secret into its AuthContext (access/api-keys/api-key-verifier.ts), for the authenticate step. */
 export interface ApiKeyVerifier {
   verify(secret: string): Promise<AuthContext>;
   /** A key verified before, without a promise; undefined when not cached. Throws for junk. */

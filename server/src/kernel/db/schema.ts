@@ -38,7 +38,7 @@ export interface OrganizationsTable {
   limit_per_day: number | null;
   /** Open live streams allowed at once; null: the tier's number. */
   limit_streams: number | null;
-  /** What the organization holds of each capped collection (modules/accounts/account-caps.ts). */
+  /** What the organization holds of each capped collection (access/organizations/organization-caps.ts). */
   agent_count: Generated<number>;
   chat_count: Generated<number>;
   api_key_count: Generated<number>;
@@ -273,7 +273,7 @@ export interface SecurityEventsTable {
 
 export interface TotpFactorsTable {
   user_id: string;
-  /** The base32 secret, sealed with GATEHOUSE_SECRET when it is set (infra/sealed-secrets.ts). */
+  /** The base32 secret, sealed with GATEHOUSE_SECRET when it is set (kernel/sealed-secrets.ts). */
   secret: string;
   created_at: string;
   /** Null while enrolment waits for its first code. */
@@ -374,7 +374,7 @@ export interface OidcCodesTable {
 
 /**
  * Requests per account and API key, per UTC hour and day, by outcome (migration 0012;
- * modules/usage/usage-counter.ts). bigint on PostgreSQL, which pg returns as text: read with Number().
+ * access/usage/usage-counter.ts). bigint on PostgreSQL, which pg returns as text: read with Number().
  */
 export interface UsageCountsTable {
   org_id: string;

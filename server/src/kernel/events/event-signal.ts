@@ -4,7 +4,7 @@ import type { RecordedEvent } from './event-outbox.js';
  * What a service calls right after a transaction that recorded events commits: `committed(…)`
  * with what `recordEvent` returned. It wakes this instance's delivery worker when deliveries
  * were written (so they go out in milliseconds instead of at the next poll; other instances find
- * the rows on their own poll) and tells the live streams (modules/streams/) that the account has
+ * the rows on their own poll) and tells the live streams (platform/streams/) that the account has
  * new events. Both are optimisations of something that also happens without them: the worker
  * polls, and a stream that missed a notice catches up at the next one or on reconnect.
  */

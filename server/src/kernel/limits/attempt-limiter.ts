@@ -32,7 +32,7 @@ export interface AttemptLimiter {
   /**
    * The same take, answered through `callback`: synchronously in memory, so the request path (the
    * account routes' abuse limit, on every request to them) makes no promise; after the round trip
-   * on Redis. The `consumeThen` shape of the budget limiter (modules/limits/rate-limiter.ts).
+   * on Redis. The `consumeThen` shape of the budget limiter (kernel/limits/rate-limiter.ts).
    */
   takeThen(buckets: readonly AttemptBucket[], callback: LimitDecisionCallback): void;
   /** Gives back one attempt to each bucket (the guarded work succeeded). */

@@ -6,7 +6,7 @@ import { combineDecisions, takeThenOf, type AttemptBucket, type AttemptLimiter, 
  * The attempt limiter shared by all instances: the same GCRA as the memory one (gcraDecision).
  * A take from several buckets is atomic across instances too: all of them, or none.
  *
- * Takes are batched like the account limiter's (modules/limits/redis-rate-limiter.ts): every take
+ * Takes are batched like the account limiter's (kernel/limits/redis-rate-limiter.ts): every take
  * of one event-loop turn goes to Redis in ONE script call, processed in order inside it, so the
  * answers are those of the takes one by one (a bucket's state is carried from one take to the
  * next in a Lua table, read once and written once per batch). The account routes take on every

@@ -28,7 +28,7 @@ export function createMailer(options: { smtpUrl?: string; mailFrom: string; prod
 
 /**
  * An address under `.invalid` (RFC 2606) routes nowhere: it is what an account holds after giving
- * up an unproven address (modules/accounts/unproven-address.ts). Nothing is sent to it.
+ * up an unproven address (identity/users/unproven-address.ts). Nothing is sent to it.
  */
 function skippingReserved(mailer: Mailer): Mailer {
   return { send: async (message) => (/\.invalid$/i.test(message.to) ? undefined : mailer.send(message)), close: () => mailer.close() };

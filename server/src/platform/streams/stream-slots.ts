@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 
 /**
  * How many live streams an account holds open, across instances, so the tier's cap
- * (core/tiers.ts TIER_STREAMS) holds for the account as a whole. A slot is taken before a stream
+ * (kernel/access-terms/tiers.ts TIER_STREAMS) holds for the account as a whole. A slot is taken before a stream
  * starts and given back when it ends.
  */
 export interface StreamSlots {

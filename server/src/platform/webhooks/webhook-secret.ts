@@ -5,7 +5,7 @@ import { secretSealer } from '../../kernel/sealed-secrets.js';
  * Endpoint signing secrets and the Standard Webhooks signature
  * (https://www.standardwebhooks.com): `whsec_` + base64 of 32 random bytes; the signature is
  * `v1,` + base64 HMAC-SHA256 over `${id}.${timestamp}.${body}` keyed with the decoded bytes.
- * The secret must be readable to sign, so it is stored reversibly (infra/sealed-secrets.ts).
+ * The secret must be readable to sign, so it is stored reversibly (kernel/sealed-secrets.ts).
  */
 const PREFIX = 'whsec_';
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Caps without COUNT(*): each capped collection has a counter beside its owner, taken with one
- * conditional UPDATE (modules/accounts/account-caps.ts), so concurrent creates cannot overrun a
+ * conditional UPDATE (access/organizations/organization-caps.ts), so concurrent creates cannot overrun a
  * cap on either database. Counters start from what the tables hold.
  * And an index for every foreign key and retention query that had none.
  */

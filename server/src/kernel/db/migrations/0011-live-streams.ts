@@ -1,8 +1,8 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * Live streams (modules/streams/): every event of an account gets a number, 1, 2, 3… in the order
- * the streams see them committed (modules/events/event-sequencer.ts), the last one kept per
+ * Live streams (platform/streams/): every event of an account gets a number, 1, 2, 3… in the order
+ * the streams see them committed (kernel/events/event-sequencer.ts), the last one kept per
  * account in `event_sequences`; a stream resumes with `seq > Last-Event-ID`. On PostgreSQL,
  * `insert_no` records the order of insertion, which the numbering keeps (SQLite's rowid does the
  * same there). Events of a chat carry its id, so a chat's stream reads only them. Messages can be

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Usage history (modules/usage/usage-counter.ts): how many requests an account and each of its API
+ * Usage history (access/usage/usage-counter.ts): how many requests an account and each of its API
  * keys made, per UTC hour and per UTC day, by outcome. Each instance counts in memory and adds its
  * counts in batches (`INSERT … ON CONFLICT DO UPDATE SET ok = usage_counts.ok + excluded.ok`), so
  * any number of instances share the rows without coordination.

@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { retargetSqliteForeignKey } from '../sqlite-schema-edit.js';
 
 /**
- * Teams (modules/organizations/): everything an account owned now belongs to an organization.
+ * Teams (access/organizations/): everything an account owned now belongs to an organization.
  * Each existing user gets a personal organization, `org_` + the same 26 characters as the user's
  * id, owned by that user, carrying what the user carried as an account: the tier, the custom
  * limits, the counters of capped collections. Then every owned table's `user_id` becomes `org_id`
@@ -89,7 +89,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await trx.schema.createIndex('audit_events_org_id_idx').on('audit_events').columns(['org_id', 'id']).execute();
 
     await trx.schema.alterTable('users').addColumn('personal_org_id', 'varchar(40)').execute();
-    // Organizations a user belongs to, taken like every other cap (modules/accounts/account-caps.ts).
+    // Organizations a user belongs to, taken like every other cap (access/organizations/organization-caps.ts).
     await trx.schema.alterTable('users').addColumn('organization_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 
     const now = new Date().toISOString();
