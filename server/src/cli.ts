@@ -4,12 +4,15 @@ import { systemClock, isoTime } from './kernel/clock.js';
 import { migrateToLatest, openDatabase } from './kernel/db/database.js';
 import { AppError } from './kernel/errors.js';
 import { changeTier, isTier, limitsFor, TIERS } from './kernel/access-terms/tiers.js';
-import { createUsersRepository, rotateSigningKeys } from './identity/index.js';
-import { API_KEY_PREFIX, createOrganizationsRepository, type Operator, type OrganizationRow } from './access/index.js';
+import type { Operator, OrganizationRow } from './access/index.js';
 import { isId } from './kernel/ids.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './kernel/db/schema.js';
 import type { BusMessage } from './kernel/bus.js';
+
+/** The contexts load only for the command that needs them: `--help` and usage errors stay instant. */
+const identity = () => import('./identity/index.js');
+const access = () => import('./access/index.js');
 
 /** Running instances hear of a command's change through Redis only (one instance without it). */
 const INSTANCES_NOTE = `With REDIS_URL set, running instances act on it at once. Without it this command cannot reach a running
@@ -113,7 +116,8 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
       if (error instanceof AppError) throw new UsageError(`custom limits (--per-minute, --per-day, --streams) are for the enterprise tier, not ${tier}`);
       throw error;
     }
-    await db.updateTable('organizations').set({ ...next, updated_at: isoTime(Date.now()) }).where('id', '=', target.plan.id).execute();
+    const { createOrganizationsRepository } = await access();
+    await createOrganizationsRepository(db).setPlan(target.plan.id, next, isoTime(Date.now()));
     await announce(config, { type: 'organization-changed', orgId: target.plan.id });
     const custom = next.limit_per_minute !== null || next.limit_per_day !== null || next.limit_streams !== null;
     const streamsNote = next.limit_streams !== null ? `, streams ${next.limit_streams}` : '';
@@ -123,6 +127,7 @@ async function setTier(config: Config, args: string[], flags: { 'per-minute'?: s
 
 /** The organization `emailOrOrgId` names: an account's personal one, or the one with that id. */
 async function planOf(db: Kysely<Database>, emailOrOrgId: string): Promise<{ name: string; plan: OrganizationRow }> {
+  const [{ createOrganizationsRepository }, { createUsersRepository }] = await Promise.all([access(), identity()]);
   if (isId('organization', emailOrOrgId)) {
     const org = await createOrganizationsRepository(db).findById(emailOrOrgId);
     if (!org) throw new UsageError(`no organization with id ${emailOrOrgId}`);
@@ -138,6 +143,7 @@ async function listUsers(config: Config, flags: { tier?: string; email?: string;
   if (flags.tier !== undefined && !isTier(flags.tier)) throw new UsageError(`unknown tier "${flags.tier}"; use one of ${TIERS.join(', ')}`);
   const limit = positiveInt(flags.limit, '--limit') ?? 100;
   if (limit > 10_000) throw new UsageError(`--limit must be at most 10000, got "${limit}"`);
+  const { createUsersRepository } = await identity();
   const rows = await withDatabase(config, ({ db }) => createUsersRepository(db).listWithPlan({ tier: flags.tier, emailContains: flags.email, limit }));
   if (flags.json) {
     return rows.map((u) => JSON.stringify({
@@ -162,11 +168,10 @@ async function listUsers(config: Config, flags: { tier?: string; email?: string;
 async function resetMfa(config: Config, args: string[]): Promise<string> {
   const [email] = args;
   if (!email) throw new UsageError(HELP['users reset-mfa']!);
+  const { createSecurityLog, createUsersRepository, removeSecondFactor } = await identity();
   return withDatabase(config, async ({ db }) => {
     const user = await createUsersRepository(db).findByEmail(email);
     if (!user) throw new UsageError(`no account with email ${email}`);
-    const { removeSecondFactor } = await import('./identity/index.js');
-    const { createSecurityLog } = await import('./identity/index.js');
     const securityLog = createSecurityLog({ db, clock: systemClock, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`) });
     // A running instance's delivery worker finds the event on its next poll (the CLI cannot wake it).
     const { removed } = await removeSecondFactor({ db, clock: systemClock, securityLog }, user.id, { by: 'operator' });
@@ -187,7 +192,7 @@ interface Outcome {
  */
 async function withOperator(config: Config, run: (operator: Operator) => Promise<Outcome>): Promise<string> {
   return withDatabase(config, async ({ db, dialect }) => {
-    const { createOperator } = await import('./access/index.js');
+    const { createOperator } = await access();
     const operator = createOperator({
       db, dialect, redisUrl: config.redisUrl, clock: systemClock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       maxActiveKeys: config.caps.apiKeysPerAccount, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
@@ -234,6 +239,7 @@ async function revokeKey(config: Config, args: string[]): Promise<string> {
   const [id, ...extra] = args;
   if (!id || extra.length > 0) throw new UsageError(HELP['keys revoke']!);
   // Never echo a secret back (terminal scrollback, CI logs).
+  const { API_KEY_PREFIX } = await access();
   if (id.startsWith(API_KEY_PREFIX)) throw new UsageError(`that is an API key's secret, not its id: pass the key_… id (GET /v1/api-keys lists them)`);
   if (!isId('apiKey', id)) throw new UsageError(`"${id}" is not an API key id (key_…)`);
   return withOperator(config, async (operator) => {
@@ -247,6 +253,7 @@ async function revokeKey(config: Config, args: string[]): Promise<string> {
 async function grantAdmin(config: Config, args: string[]): Promise<string> {
   const [email] = args;
   if (!email) throw new UsageError(HELP['users grant-admin']!);
+  const { createUsersRepository } = await identity();
   return withDatabase(config, async ({ db }) => {
     const users = createUsersRepository(db);
     const user = await users.findByEmail(email);
@@ -312,6 +319,7 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(await revokeKey(config, rest));
       return 0;
     case 'keys rotate': {
+      const { rotateSigningKeys } = await identity();
       const kid = await withDatabase(config, ({ db }) => rotateSigningKeys(db, systemClock, config.secret));
       console.log(`new signing key ${kid}; instances switch to it within a minute`);
       return 0;

@@ -44,3 +44,4 @@ export { Usage, UsageHistory, usageRoutes } from './usage/usage.routes.js';
 export { CredentialVerification, verificationRoutes } from './verification/verification.routes.js';
 export { createVerificationService } from './verification/verification.service.js';
 export type { VerificationService } from './verification/verification.service.js';
+export { assertMayLeaveAll, leaveAllOrganizations, lockOrganizationsOf } from './organizations/leaving.js';

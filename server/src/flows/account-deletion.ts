@@ -1,7 +1,7 @@
 import type { ClientInfo } from '../kernel/client-info.js';
 import { AppError } from '../kernel/errors.js';
 import { isoTime, type Clock } from '../kernel/clock.js';
-import { createInvitationsRepository, type ApiKeysService } from '../access/index.js';
+import { assertMayLeaveAll, createInvitationsRepository, type ApiKeysService } from '../access/index.js';
 import { createUsersRepository, type AccountCache, type EmailTokens, type SecurityLog, type SessionsService, type UserRow, type UsersRepository, type UsersService } from '../identity/index.js';
 import type { AccountPurge } from './deletion-purge.js';
 
@@ -53,7 +53,7 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
       const due = isoTime(now + deps.graceDays * DAY_MS);
       const { user, keys } = await users.db.transaction().execute(async (trx) => {
         const repo = createUsersRepository(trx);
-        const { alone } = await repo.assertMayLeaveAll(userId);
+        const { alone } = await assertMayLeaveAll(trx, userId);
         const row = await repo.findById(userId);
         if (!row) throw new AppError('invalid_token', 'The account behind this credential no longer exists.');
         await repo.update(userId, { deletion_due_at: due, updated_at: isoTime(now) });

@@ -2,7 +2,7 @@ import { AppError } from '../kernel/errors.js';
 import { isoTime, type Clock } from '../kernel/clock.js';
 import type { DialectName } from '../kernel/db/database.js';
 import { periodicTask } from '../kernel/periodic-task.js';
-import { createOrganizationsRepository, type ApiKeysService, type OrganizationCache } from '../access/index.js';
+import { createOrganizationsRepository, leaveAllOrganizations, lockOrganizationsOf, type ApiKeysService, type OrganizationCache } from '../access/index.js';
 import { createUsersRepository, type AccountCache, type SessionsService, type UsersRepository } from '../identity/index.js';
 
 const PURGE_EVERY_MS = 3600_000;
@@ -43,14 +43,15 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
     const sessionIds = await deps.sessions.idsOf(userId);
     const hashes = await deps.apiKeys.hashesOf(userId);
     const orgIds = await users.db.transaction().execute(async (trx) => {
-      const repository = createUsersRepository(trx);
-      await repository.lockOrganizationsOf(userId, deps.dialect);
+      await lockOrganizationsOf(trx, userId, deps.dialect);
       if (dueBy !== undefined) {
         const read = trx.selectFrom('users').select('deletion_due_at').where('id', '=', userId);
         const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
         if (!row || row.deletion_due_at === null || row.deletion_due_at > dueBy) return null;
       }
-      return repository.delete(userId);
+      const orgIds = await leaveAllOrganizations(trx, userId);
+      if (orgIds.length > 0) await createUsersRepository(trx).delete(userId);
+      return orgIds;
     });
     if (orgIds === null) return false;
     await deps.sessions.forget(sessionIds);

@@ -8,8 +8,8 @@ import { createUsersRepository, type AccountCache, type SecurityLog, type Sessio
 import { changeTier, type CustomLimits, type Tier } from '../../kernel/access-terms/tiers.js';
 import type { OrgRole } from '../../kernel/access-terms/roles.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
-import { ORGANIZATIONS_PER_USER } from '../organizations/membership-caps.js';
 import { createOrganizationsRepository, type OrganizationRow } from '../organizations/organizations.repository.js';
+import { ORGANIZATIONS_PER_USER } from '../organizations/membership-caps.js';
 
 export interface AdminUserChanges {
   tier?: Tier;
@@ -88,13 +88,13 @@ export function createAdminService(deps: {
       const next: Partial<UserWithPlan> = { updated_at: now };
       if (changes.tier !== undefined || changes.limits !== undefined) {
         const plan = changeTier(row, changes);
-        await db.updateTable('organizations').set({ ...plan, updated_at: now }).where('id', '=', row.personal_org_id).execute();
+        await createOrganizationsRepository(db).setPlan(row.personal_org_id, plan, now);
         await deps.organizations.changed(row.personal_org_id);
         Object.assign(next, plan);
       }
       if (changes.disabled !== undefined) {
         next.disabled = changes.disabled ? 1 : 0;
-        await db.updateTable('users').set({ disabled: next.disabled, updated_at: now }).where('id', '=', userId).execute();
+        await createUsersRepository(db).update(userId, { disabled: next.disabled, updated_at: now });
       }
       await accounts.changed(userId);
       // A disabled account is signed out everywhere; re-enabling does not bring sessions back.

@@ -72,6 +72,9 @@ export function createOrganizationsRepository(db: Kysely<Database>) {
       db.updateTable('organizations').set({ name, updated_at: nowIso }).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
 
     /** Deletes the organization; everything it owns goes with it by ON DELETE CASCADE. */
+    /** A new tier and custom limits (the admin API's and `gatehouse users set-tier`'s one write of them). */
+    setPlan: (id: string, plan: Pick<OrganizationRow, 'tier' | 'limit_per_minute' | 'limit_per_day' | 'limit_streams'>, nowIso: string) =>
+      db.updateTable('organizations').set({ tier: plan.tier, limit_per_minute: plan.limit_per_minute, limit_per_day: plan.limit_per_day, limit_streams: plan.limit_streams, updated_at: nowIso }).where('id', '=', id).execute(),
     delete: (id: string) => db.deleteFrom('organizations').where('id', '=', id).execute(),
 
     member: (orgId: string, userId: string): Promise<MemberView | undefined> =>

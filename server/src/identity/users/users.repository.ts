@@ -1,8 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DialectName } from '../../kernel/db/database.js';
 import type { Database, OrganizationsTable, UsersTable } from '../../kernel/db/schema.js';
 import { newId } from '../../kernel/ids.js';
-import { AppError } from '../../kernel/errors.js';
 import { normalizeEmail } from '../../kernel/email-address.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -38,26 +36,6 @@ function containsPattern(text: string): string {
 }
 
 export function createUsersRepository(db: Kysely<Database>) {
-  /**
-   * The organizations the user is a member of, and those they are the only member of. Throws
-   * 409 last_owner while the user is the last owner of an organization that has other members.
-   */
-  async function assertMayLeaveAll(id: string): Promise<{ orgIds: string[]; alone: string[] }> {
-    const memberships = await db.selectFrom('memberships').select(['org_id', 'role']).where('user_id', '=', id).execute();
-    const orgIds = memberships.map((m) => m.org_id);
-    if (orgIds.length === 0) return { orgIds, alone: [] };
-    const members = await db.selectFrom('memberships').select(['org_id', 'user_id', 'role']).where('org_id', 'in', orgIds).execute();
-    const alone: string[] = [];
-    for (const orgId of orgIds) {
-      const others = members.filter((m) => m.org_id === orgId && m.user_id !== id);
-      if (others.length === 0) alone.push(orgId);
-      else if (memberships.some((m) => m.org_id === orgId && m.role === 'owner') && !others.some((m) => m.role === 'owner')) {
-        throw new AppError('last_owner', `The account is the last owner of organization ${orgId}, which has other members: make one of them an owner first.`, { organization_id: orgId });
-      }
-    }
-    return { orgIds, alone };
-  }
-
   return {
     db,
     /** The user with their personal organization (free tier, the user its owner); call in a transaction. */
@@ -101,39 +79,13 @@ export function createUsersRepository(db: Kysely<Database>) {
       db.updateTable('users').set({ deletion_due_at: null }).where('id', '=', id).where('deletion_due_at', 'is not', null).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),
     findWithPlan: (id: string): Promise<UserWithPlan | undefined> =>
       db.selectFrom('users').innerJoin('organizations', 'organizations.id', 'users.personal_org_id').selectAll('users').select(PLAN_COLUMNS).where('users.id', '=', id).executeTakeFirst(),
-    assertMayLeaveAll,
     /**
-     * Locks the organizations the user belongs to (PostgreSQL; in id order), as every membership
-     * change locks its organization before the rows it changes: a leave, a role change or an
-     * organization's deletion meanwhile then waits, and a last-owner check after this reads the
-     * members as they will be at commit. Call first in the transaction, before locking the
-     * user's own row (removing a member and deleting an organization take the organization, then
-     * the members' rows: the other order deadlocks).
+     * The user's row; sessions, refresh tokens, memberships and API keys go with it (ON DELETE
+     * CASCADE). Call in the transaction that first left every organization
+     * (access's `leaveAllOrganizations`).
      */
-    async lockOrganizationsOf(id: string, dialect: DialectName): Promise<void> {
-      if (dialect !== 'postgres') return;
-      await db.selectFrom('organizations').select('id').where('id', 'in', db.selectFrom('memberships').select('org_id').where('user_id', '=', id))
-        .orderBy('id').forNoKeyUpdate().execute();
-    },
-    /**
-     * The user, their personal organization and every organization they are the only member of
-     * (with all they own, by ON DELETE CASCADE), and their memberships and API keys elsewhere (the
-     * organizations' key counters given back). Sessions and refresh tokens go with the user.
-     * Refused while the user is the last owner of an organization that has other members.
-     * Returns the organizations the user was a member of. Call in a transaction.
-     * Lock the organizations first (`lockOrganizationsOf`), before the user's row.
-     */
-    async delete(id: string): Promise<string[]> {
-      const { orgIds, alone } = await assertMayLeaveAll(id);
-      if (orgIds.length === 0) return [];
-      const personal = (await db.selectFrom('users').select('personal_org_id').where('id', '=', id).executeTakeFirst())?.personal_org_id;
-      const gone = [...new Set([...alone, ...(personal ? [personal] : [])])];
-      const kept = await db.selectFrom('api_keys').select(['org_id', (eb) => eb.fn.countAll<number>().as('n')]).where('user_id', '=', id).where('revoked_at', 'is', null)
-        .where('org_id', 'not in', gone).groupBy('org_id').execute();
-      for (const { org_id, n } of kept) await db.updateTable('organizations').set((eb) => ({ api_key_count: eb('api_key_count', '-', Number(n)) })).where('id', '=', org_id).execute();
-      await db.deleteFrom('organizations').where('id', 'in', gone).execute();
+    async delete(id: string): Promise<void> {
       await db.deleteFrom('users').where('id', '=', id).execute();
-      return orgIds;
     },
   };
 }
