@@ -42,6 +42,12 @@ declare module 'fastify' {
      * inside their transaction, under the organization's lock; the document shows it.
      */
     role?: OrgRole;
+    /**
+     * 'path': the organization the route acts on is its path's `:id` (/organizations/{id}…), not
+     * Gatehouse-Organization: the authenticate step decides it, with the caller's role, as for
+     * every other route; a caller not in it gets 404, as for one that does not exist.
+     */
+    organization?: 'path';
   }
 }
 
@@ -58,8 +64,12 @@ export interface RoutePolicy {
   /** Service scopes work only while the credential's owner is a service administrator. */
   serviceScope: boolean;
   budget: BudgetMode;
-  /** The organization comes from Gatehouse-Organization (or an API key's own). */
-  organizationScoped: boolean;
+  /**
+   * Where the organization the request acts for comes from: 'path' (the path's `:id`), 'header'
+   * (Gatehouse-Organization, or an API key's own), 'own' (the caller's personal organization, or
+   * an API key's own: managing one's own account ignores the header).
+   */
+  organization: 'path' | 'header' | 'own';
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -76,7 +86,7 @@ export function routePolicy(config: FastifyContextConfig | undefined): RoutePoli
     key: config?.key,
     serviceScope: scope !== undefined && isServiceScope(scope),
     budget: config?.budget ?? 'spend',
-    organizationScoped: auth !== undefined && (!account || config?.organizationScoped === true),
+    organization: config?.organization === 'path' ? 'path' : auth !== undefined && (!account || config?.organizationScoped === true) ? 'header' : 'own',
   };
 }
 
@@ -93,6 +103,8 @@ function assertDeclared(route: RouteOptions): void {
   if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role', 'removing-another' or 'never'): does it grant power?`);
   if (config?.stepUp === 'removing-another' && !route.url.includes(':user_id')) throw new Error(`${where}: stepUp 'removing-another' needs a :user_id in the path`);
   if (/\/api-keys\/:id(\/|$)/.test(route.url) && config?.key === undefined) throw new Error(`${where}: declare config.key: how it treats the key it acts on`);
+  const onOrganization = /^\/v1\/organizations\/:id(\/|$)/.test(route.url);
+  if (onOrganization !== (config?.organization === 'path')) throw new Error(`${where}: config.organization 'path' is for the routes under /organizations/:id, and every one of them declares it`);
 }
 
 export interface RoutePolicyDeps {

@@ -3,7 +3,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { RevocationList } from '../../kernel/revocation.js';
 import type { AccessClaims, AccessTokens, AccountCache, UserRow } from '../../identity/index.js';
 import type { Membership, OrganizationCache } from '../organizations/organization-cache.js';
-import { insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../../kernel/access-terms/roles.js';
+import { atLeast, insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } from '../../kernel/access-terms/roles.js';
 import { isId } from '../../kernel/ids.js';
 import { clientOf } from '../../kernel/client-info.js';
 import type { AuditActor } from '../organizations/audit-log.js';
@@ -19,7 +19,8 @@ import { setRateLimitHeaders } from '../../http/rate-limit-headers.js';
 import { setCommonHeaders, settingCommonHeaders } from '../../http/common-headers.js';
 import { addResponses, prependOnRequest } from '../../http/route-hooks.js';
 import { problemResponses } from '../../http/schemas.js';
-import { routePolicy } from '../../http/route-policy.js';
+import { routePolicy, type RoutePolicy } from '../../http/route-policy.js';
+import { organizationNotFound } from '../organizations/org-access.js';
 import { budgetKeyOf } from '../usage/budget-key.js';
 
 
@@ -188,6 +189,12 @@ function organizationOf(request: FastifyRequest, auth: AuthContext, account: Use
   return named;
 }
 
+/** The organization of a route under /organizations/{id}: its path's; a malformed id is a missing one (404). */
+function pathOrganization(request: FastifyRequest): string | AppError {
+  const { id } = request.params as { id?: unknown };
+  return typeof id === 'string' && isId('organization', id) ? id : organizationNotFound();
+}
+
 /**
  * The authenticate step of every protected route, as its onRequest hook: parse the header,
  * resolve the credential (cached), load the account (cached), spend one request (one limiter
@@ -199,11 +206,21 @@ function organizationOf(request: FastifyRequest, auth: AuthContext, account: Use
  * every request that carries a valid credential. Every request that names its account is counted
  * by outcome for the usage history (in memory).
  */
-function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, budget: BudgetMode, organizationScoped: boolean): onRequestHookHandler {
+function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onRequestHookHandler {
+  const requirement = policy.auth!;
+  const { budget, role: leastRole } = policy;
+  // A 'removing-another' route's role is for removing someone else: anyone may leave.
+  const leavingOnly = policy.stepUp === 'removing-another'
+    ? (request: FastifyRequest, auth: AuthContext) => (request.params as { user_id?: unknown }).user_id === auth.userId
+    : () => false;
   /** One request of this credential, by outcome, in the usage history of the organization it acted for (in memory). */
   const count = (orgId: string, auth: AuthContext, outcome: UsageOutcome) => deps.usage.record(orgId, auth.apiKeyId ?? null, outcome);
+  /** Why this caller may not make this request (the route's requirement, then its declared least role); undefined: they may. */
+  const refusalOf = (request: FastifyRequest, auth: AuthContext, account: UserRow, membership: Membership): AppError | undefined =>
+    authorizationFailure(auth, requirement, account.role, membership.role)
+      ?? (leastRole !== undefined && !atLeast(membership.role, leastRole) && !leavingOnly(request, auth) ? insufficientRole(leastRole, membership.role) : undefined);
   const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
-    const refused = authorizationFailure(auth, requirement, account.role, membership.role);
+    const refused = refusalOf(request, auth, account, membership);
     if (refused) {
       count(membership.org.id, auth, 'forbidden');
       return done(refused);
@@ -224,6 +241,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
   function withMembership(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership | null, orgId: string): void {
     if (membership === null) {
       count(account.personal_org_id, auth, 'forbidden');
+      if (policy.organization === 'path') return done(organizationNotFound());
       return done(new AppError('not_a_member', auth.orgId === undefined
         ? `The caller is not a member of organization ${orgId}.`
         : 'The member who created this API key no longer belongs to its organization.'));
@@ -246,7 +264,7 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       }
       request.rateLimit = decision;
       // A use is spent only on a request the key may make: a refused scope costs no use.
-      if (auth.usesLimited && authorizationFailure(auth, requirement, account.role, membership.role) === undefined) return spendUse(request, done, auth, account, membership);
+      if (auth.usesLimited && refusalOf(request, auth, account, membership) === undefined) return spendUse(request, done, auth, account, membership);
       admit(request, done, auth, account, membership);
     }, auth.keyBudget && { key: auth.keyBudget });
   }
@@ -258,7 +276,9 @@ function authenticateHook(deps: AuthenticateDeps, requirement: AuthRequirement, 
       return done(refused);
     }
     // Managing one's own account ignores the header: a stale one must never lock anyone out of it.
-    const orgId = organizationScoped ? organizationOf(request, auth, account) : (auth.orgId ?? account.personal_org_id);
+    const orgId = policy.organization === 'path' ? pathOrganization(request)
+      : policy.organization === 'header' ? organizationOf(request, auth, account)
+      : (auth.orgId ?? account.personal_org_id);
     if (orgId instanceof AppError) {
       count(account.personal_org_id, auth, 'forbidden');
       return done(orgId);
@@ -305,13 +325,14 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
   app.decorateRequest('account', null);
   app.decorateRequest('organization', null);
   app.addHook('onRoute', (route: RouteOptions) => {
-    const { auth: requirement, budget, organizationScoped } = routePolicy(route.config);
-    if (!requirement) return;
-    prependOnRequest(route, authenticateHook(deps, requirement, budget, organizationScoped));
+    const policy = routePolicy(route.config);
+    if (!policy.auth) return;
+    const { budget } = policy;
+    prependOnRequest(route, authenticateHook(deps, policy));
     // A route that spends nothing of its caller's can answer no 429 of its own. One that reads
     // Gatehouse-Organization answers a malformed one with 400 invalid_request (found by fuzzing:
     // GET /v1/users/me and /v1/usage answered it undocumented).
-    const statuses = [...(organizationScoped ? [400] : []), 401, 403, ...(budget === 'caller-free' ? [] : [429])];
+    const statuses = [...(policy.organization === 'header' ? [400] : []), 401, 403, ...(policy.organization === 'path' ? [404] : []), ...(budget === 'caller-free' ? [] : [429])];
     addResponses(route, problemResponses(statuses), { security: [{ bearerAuth: [] }] });
   });
 }

@@ -16,7 +16,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
 
   app.post('/organizations/:id/invitations', {
     // Making someone admin or owner changes who may act: a stolen session must not hand the team over.
-    config: { ...config, idempotent: true, stepUp: 'granting-role', role: 'admin' },
+    config: { ...config, organization: 'path', idempotent: true, stepUp: 'granting-role', role: 'admin' },
     schema: {
       tags, operationId: 'createOrganizationInvitation',
       summary: 'Invite an address by mail (admin or owner; only owners invite owners); replaces an open invitation to the same address. The link works once, for 7 days',
@@ -28,7 +28,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   });
 
   app.get('/organizations/:id/invitations', {
-    config: { ...config, role: 'admin' },
+    config: { ...config, organization: 'path', role: 'admin' },
     schema: {
       tags, operationId: 'listOrganizationInvitations', summary: 'Open invitations, newest first (admin or owner)',
       params: OrgParams, querystring: ListQuery, response: { 200: listOf(Type.Ref('Invitation')), ...problemResponses([400, 403, 404]) },
@@ -41,7 +41,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   });
 
   app.delete('/organizations/:id/invitations/:invitation_id', {
-    config: { ...config, stepUp: 'never', role: 'admin' }, // withdrawing takes access away
+    config: { ...config, organization: 'path', stepUp: 'never', role: 'admin' }, // withdrawing takes access away
     schema: {
       tags, operationId: 'revokeOrganizationInvitation', summary: 'Withdraw an open invitation; its link stops working (admin or owner)',
       params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }), ...problemResponses([403, 404]) },

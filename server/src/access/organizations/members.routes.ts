@@ -14,7 +14,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
   const memberId = (id: string) => checkedId('user', id, 'member');
 
   app.get('/organizations/:id/members', {
-    config,
+    config: { ...config, organization: 'path' },
     schema: {
       tags, operationId: 'listOrganizationMembers', summary: 'Members of the organization and their roles, newest account first (any role)',
       params: OrgParams, querystring: ListQuery, response: { 200: listOf(Type.Ref('Member')), ...problemResponses([400, 404]) },
@@ -28,7 +28,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
 
   app.patch('/organizations/:id/members/:user_id', {
     // Promoting, demoting and handing over ownership change who may act.
-    config: { ...config, stepUp: 'always', role: 'admin' },
+    config: { ...config, organization: 'path', stepUp: 'always', role: 'admin' },
     schema: {
       tags, operationId: 'updateOrganizationMember',
       summary: "Change a member's role (admin or owner; only an owner makes owners or changes an owner's role; the last owner stays)",
@@ -41,7 +41,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
 
   app.delete('/organizations/:id/members/:user_id', {
     // Removing someone changes who may act; leaving gives up only one's own access (any role may leave).
-    config: { ...config, stepUp: 'removing-another', role: 'admin' },
+    config: { ...config, organization: 'path', stepUp: 'removing-another', role: 'admin' },
     schema: {
       tags, operationId: 'removeOrganizationMember',
       summary: 'Remove a member (admin or owner; an owner needs an owner), or leave (your own user id); their API keys here are revoked, or kept with api_keys=keep',

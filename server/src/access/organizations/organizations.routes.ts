@@ -41,7 +41,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.get('/organizations/:id', {
-    config,
+    config: { ...config, organization: 'path' },
     schema: { tags, operationId: 'getOrganization', summary: 'One organization you belong to (any role)', params: OrgParams, response: { 200: Type.Ref('Organization'), ...problemResponses([404]) } },
   }, async (request) => {
     const { org, role } = await organizations.get(requireAuth(request).userId, checkedOrgId(request.params.id));
@@ -49,7 +49,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.patch('/organizations/:id', {
-    config: { ...config, stepUp: 'never', role: 'admin' },
+    config: { ...config, organization: 'path', stepUp: 'never', role: 'admin' },
     schema: {
       tags, operationId: 'updateOrganization', summary: 'Rename the organization (admin or owner)',
       params: OrgParams, body: OrganizationNameBody, response: { 200: Type.Ref('Organization'), ...problemResponses([400, 403, 404, 413, 415]) },
@@ -60,7 +60,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.delete('/organizations/:id', {
-    config: { ...config, stepUp: 'always', role: 'owner' },
+    config: { ...config, organization: 'path', stepUp: 'always', role: 'owner' },
     schema: {
       tags, operationId: 'deleteOrganization', summary: 'Delete the organization with everything it owns; its API keys stop working at once (owner; not a personal organization)',
       params: OrgParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([403, 404, 409]) },
@@ -71,7 +71,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   });
 
   app.get('/organizations/:id/audit-log', {
-    config: { ...config, role: 'admin' },
+    config: { ...config, organization: 'path', role: 'admin' },
     schema: {
       tags, operationId: 'listOrganizationAuditLog', summary: 'Who did what in the organization, from where, newest first (admin or owner)',
       params: OrgParams, querystring: ListQuery, response: { 200: listOf(Type.Ref('AuditEvent')), ...problemResponses([400, 403, 404]) },
