@@ -190,7 +190,7 @@ async function withOperator(config: Config, run: (operator: Operator) => Promise
     const { createOperator } = await import('./access/index.js');
     const operator = createOperator({
       db, dialect, redisUrl: config.redisUrl, clock: systemClock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
-      maxActiveKeys: config.caps.apiKeysPerAccount, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
+      maxActiveKeys: config.caps.apiKeysPerOrganization, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
     });
     try {
       const { message, changed } = await run(operator);

@@ -80,13 +80,13 @@ export const Config = Type.Object({
   appleAppIds: Type.Array(Type.String()),
   /** The Android app that may open this host's links (assetlinks.json). */
   androidApp: Type.Optional(Type.Object({ package: Type.String(), certSha256: Type.Array(Type.String()) })),
-  /** How many of each an account may hold; past it, 422 limit_reached (access/organizations/organization-caps.ts). */
+  /** How many of each an organization may hold; past it, 422 limit_reached (access/organizations/organization-caps.ts). */
   caps: Type.Object({
-    agentsPerAccount: Type.Integer(),
-    chatsPerAccount: Type.Integer(),
+    agentsPerOrganization: Type.Integer(),
+    chatsPerOrganization: Type.Integer(),
     messagesPerChat: Type.Integer(),
-    apiKeysPerAccount: Type.Integer(),
-    webhooksPerAccount: Type.Integer(),
+    apiKeysPerOrganization: Type.Integer(),
+    webhooksPerOrganization: Type.Integer(),
   }),
   /** Live streams (platform/streams/): seconds between heartbeat comments on an idle stream. */
   streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
@@ -263,11 +263,11 @@ export function loadConfig(env: Env = process.env): Config {
     appleAppIds: readAppleAppIds(env),
     androidApp: readAndroidApp(env),
     caps: {
-      agentsPerAccount: readInt(env, 'AGENTS_PER_ACCOUNT', 10_000),
-      chatsPerAccount: readInt(env, 'CHATS_PER_ACCOUNT', 100_000),
+      agentsPerOrganization: readInt(env, 'AGENTS_PER_ACCOUNT', 10_000),
+      chatsPerOrganization: readInt(env, 'CHATS_PER_ACCOUNT', 100_000),
       messagesPerChat: readInt(env, 'MESSAGES_PER_CHAT', 10_000),
-      apiKeysPerAccount: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
-      webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
+      apiKeysPerOrganization: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
+      webhooksPerOrganization: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
     },
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),

@@ -162,7 +162,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const organizationCache = createOrganizationCache({ organizations: createOrganizationsRepository(database.db), bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
-    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerOrganization, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
       createPersonalOrganization,
