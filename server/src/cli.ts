@@ -277,6 +277,8 @@ export async function runCli(argv: string[]): Promise<number> {
   const misplaced = Object.keys(values).filter((option) => option !== 'help' && !allowed.includes(option));
   if (misplaced.length > 0) throw new UsageError(`"${name}" takes no --${misplaced[0]} option\n\n${HELP[name] ?? HELP.main}`);
   const config = loadConfig();
+  // `serve` logs them through its logger; any other command says them on stderr.
+  if (name !== 'serve') for (const warning of config.warnings) console.error(warning);
   switch (name) {
     case 'serve': {
       const { serve } = await import('./main.js');

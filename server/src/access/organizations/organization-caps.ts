@@ -7,7 +7,7 @@ import { preparedQuery, type PreparedQuery } from '../../kernel/db/prepared-quer
 /** The counters beside each organization (migrations 0007, 0014): what it holds of each capped collection. */
 export type OrganizationCounter = 'agent_count' | 'chat_count' | 'api_key_count' | 'webhook_count';
 
-/** How many of each an organization may hold (config: AGENTS_PER_ACCOUNT and the rest). */
+/** How many of each an organization may hold (config: AGENTS_PER_ORGANIZATION and the rest). */
 export interface Caps {
   agentsPerOrganization: number;
   chatsPerOrganization: number;

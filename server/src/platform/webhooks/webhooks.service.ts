@@ -35,7 +35,7 @@ export interface WebhooksDeps {
   allowPrivate: boolean;
   /** GATEHOUSE_SECRET: seals endpoint secrets at rest when set. */
   secret: string | undefined;
-  /** WEBHOOKS_PER_ACCOUNT. */
+  /** WEBHOOKS_PER_ORGANIZATION. */
   maxEndpoints: number;
   onEvent: OnEventsCommitted;
   /** Wakes this instance's delivery worker after a redelivery. */
