@@ -195,7 +195,7 @@ async function withOperator(config: Config, run: (operator: Operator) => Promise
     const { createOperator } = await access();
     const operator = createOperator({
       db, dialect, redisUrl: config.redisUrl, clock: systemClock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
-      maxActiveKeys: config.caps.apiKeysPerAccount, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
+      maxActiveKeys: config.caps.apiKeysPerOrganization, onError: (error) => console.error(`gatehouse: the security log entry failed: ${(error as Error).message}`),
     });
     try {
       const { message, changed } = await run(operator);
@@ -284,6 +284,8 @@ export async function runCli(argv: string[]): Promise<number> {
   const misplaced = Object.keys(values).filter((option) => option !== 'help' && !allowed.includes(option));
   if (misplaced.length > 0) throw new UsageError(`"${name}" takes no --${misplaced[0]} option\n\n${HELP[name] ?? HELP.main}`);
   const config = loadConfig();
+  // `serve` logs them through its logger; any other command says them on stderr.
+  if (name !== 'serve') for (const warning of config.warnings) console.error(warning);
   switch (name) {
     case 'serve': {
       const { serve } = await import('./main.js');

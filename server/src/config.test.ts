@@ -52,6 +52,38 @@ describe('config', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^config: ${name} `));
   });
 
+  it('reads the caps per organization, and the old *_PER_ACCOUNT names with one warning each naming the new variable', () => {
+    const defaults = loadConfig({});
+    expect(defaults.caps).toEqual({ agentsPerOrganization: 10_000, chatsPerOrganization: 100_000, messagesPerChat: 10_000, apiKeysPerOrganization: 100, webhooksPerOrganization: 20 });
+    expect(defaults.warnings).toEqual([]);
+    const current = loadConfig({ AGENTS_PER_ORGANIZATION: '7', CHATS_PER_ORGANIZATION: '8', API_KEYS_PER_ORGANIZATION: '9', WEBHOOKS_PER_ORGANIZATION: '10' });
+    expect(current.caps).toMatchObject({ agentsPerOrganization: 7, chatsPerOrganization: 8, apiKeysPerOrganization: 9, webhooksPerOrganization: 10 });
+    expect(current.warnings).toEqual([]);
+
+    const old = loadConfig({ AGENTS_PER_ACCOUNT: '7', CHATS_PER_ACCOUNT: '8', API_KEYS_PER_ACCOUNT: '9', WEBHOOKS_PER_ACCOUNT: '10' });
+    expect(old.caps).toMatchObject({ agentsPerOrganization: 7, chatsPerOrganization: 8, apiKeysPerOrganization: 9, webhooksPerOrganization: 10 });
+    expect(old.warnings).toEqual([
+      "config: AGENTS_PER_ACCOUNT is an old name: set AGENTS_PER_ORGANIZATION instead (AGENTS_PER_ACCOUNT's value is used meanwhile)",
+      "config: CHATS_PER_ACCOUNT is an old name: set CHATS_PER_ORGANIZATION instead (CHATS_PER_ACCOUNT's value is used meanwhile)",
+      "config: API_KEYS_PER_ACCOUNT is an old name: set API_KEYS_PER_ORGANIZATION instead (API_KEYS_PER_ACCOUNT's value is used meanwhile)",
+      "config: WEBHOOKS_PER_ACCOUNT is an old name: set WEBHOOKS_PER_ORGANIZATION instead (WEBHOOKS_PER_ACCOUNT's value is used meanwhile)",
+    ]);
+  });
+
+  it('takes the new name when both are set, and says the old one is ignored', () => {
+    const both = loadConfig({ AGENTS_PER_ACCOUNT: 'not a number', AGENTS_PER_ORGANIZATION: '5' });
+    expect(both.caps.agentsPerOrganization).toBe(5);
+    expect(both.warnings).toEqual(['config: AGENTS_PER_ACCOUNT is an old name and is ignored: AGENTS_PER_ORGANIZATION is set too and wins; remove AGENTS_PER_ACCOUNT']);
+    // An empty value is no value, under either name.
+    expect(loadConfig({ AGENTS_PER_ACCOUNT: '', AGENTS_PER_ORGANIZATION: '5' }).warnings).toEqual([]);
+    expect(loadConfig({ AGENTS_PER_ACCOUNT: '6', AGENTS_PER_ORGANIZATION: '' })).toMatchObject({ caps: { agentsPerOrganization: 6 }, warnings: [expect.stringMatching(/^config: AGENTS_PER_ACCOUNT is an old name: set AGENTS_PER_ORGANIZATION/)] });
+  });
+
+  it('names the variable the operator set when its value is bad, old name or new', () => {
+    expect(() => loadConfig({ WEBHOOKS_PER_ACCOUNT: '0' })).toThrow(/^config: WEBHOOKS_PER_ACCOUNT must be a whole number from 1 to 10000, got "0"$/);
+    expect(() => loadConfig({ WEBHOOKS_PER_ORGANIZATION: '0' })).toThrow(/^config: WEBHOOKS_PER_ORGANIZATION must be a whole number from 1 to 10000, got "0"$/);
+  });
+
   it('takes PUBLIC_URL without a trailing slash and parses lists', () => {
     const c = loadConfig({ PUBLIC_URL: 'https://auth.example.com/', CORS_ORIGINS: 'https://a.test, https://b.test' });
     expect(c.publicUrl).toBe('https://auth.example.com');

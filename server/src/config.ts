@@ -18,16 +18,27 @@ const INTS = {
   ACCOUNT_RATE_LIMIT_PER_MINUTE: IntString(1, 1_000_000),
   HEADERS_TIMEOUT: IntString(1, 3_600),
   REQUEST_TIMEOUT: IntString(1, 3_600),
-  AGENTS_PER_ACCOUNT: IntString(1, 10_000_000),
-  CHATS_PER_ACCOUNT: IntString(1, 10_000_000),
+  AGENTS_PER_ORGANIZATION: IntString(1, 10_000_000),
+  CHATS_PER_ORGANIZATION: IntString(1, 10_000_000),
   MESSAGES_PER_CHAT: IntString(1, 10_000_000),
-  API_KEYS_PER_ACCOUNT: IntString(1, 100_000),
-  WEBHOOKS_PER_ACCOUNT: IntString(1, 10_000),
+  API_KEYS_PER_ORGANIZATION: IntString(1, 100_000),
+  WEBHOOKS_PER_ORGANIZATION: IntString(1, 10_000),
   MFA_STEP_UP_SECONDS: IntString(30, 86_400),
   STREAM_HEARTBEAT_SECONDS: IntString(1, 300),
   USAGE_FLUSH_SECONDS: IntString(1, 300),
   ACCOUNT_DELETION_GRACE_DAYS: IntString(0, 3650),
 } as const;
+
+/**
+ * Variables renamed since a release read them, new name → old: the old name is still read when
+ * the new one is not set, and the start warns of it once (`warnings`). Both set: the new one wins.
+ */
+const RENAMED_VARIABLES: Partial<Record<keyof typeof INTS, string>> = {
+  AGENTS_PER_ORGANIZATION: 'AGENTS_PER_ACCOUNT',
+  CHATS_PER_ORGANIZATION: 'CHATS_PER_ACCOUNT',
+  API_KEYS_PER_ORGANIZATION: 'API_KEYS_PER_ACCOUNT',
+  WEBHOOKS_PER_ORGANIZATION: 'WEBHOOKS_PER_ACCOUNT',
+};
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -80,13 +91,13 @@ export const Config = Type.Object({
   appleAppIds: Type.Array(Type.String()),
   /** The Android app that may open this host's links (assetlinks.json). */
   androidApp: Type.Optional(Type.Object({ package: Type.String(), certSha256: Type.Array(Type.String()) })),
-  /** How many of each an account may hold; past it, 422 limit_reached (access/organizations/organization-caps.ts). */
+  /** How many of each an organization may hold; past it, 422 limit_reached (access/organizations/organization-caps.ts). */
   caps: Type.Object({
-    agentsPerAccount: Type.Integer(),
-    chatsPerAccount: Type.Integer(),
+    agentsPerOrganization: Type.Integer(),
+    chatsPerOrganization: Type.Integer(),
     messagesPerChat: Type.Integer(),
-    apiKeysPerAccount: Type.Integer(),
-    webhooksPerAccount: Type.Integer(),
+    apiKeysPerOrganization: Type.Integer(),
+    webhooksPerOrganization: Type.Integer(),
   }),
   /** Live streams (platform/streams/): seconds between heartbeat comments on an idle stream. */
   streamHeartbeatSeconds: Type.Integer({ minimum: 1 }),
@@ -110,6 +121,8 @@ export const Config = Type.Object({
   metrics: Type.Object({ port: Type.Union([Type.Integer(), Type.Null()]), host: Type.String(), token: Type.Union([Type.String(), Type.Null()]) }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   production: Type.Boolean(),
+  /** What the operator should change in the environment (an old variable name): logged once at start. */
+  warnings: Type.Array(Type.String()),
 });
 export type Config = Static<typeof Config>;
 
@@ -124,14 +137,29 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+const isSet = (env: Env, name: string): boolean => env[name] !== undefined && env[name] !== '';
+
 function readInt(env: Env, name: keyof typeof INTS, fallback: number): number {
-  const raw = env[name];
+  // Only the old name set: it is read, and a bad value is reported under the name the operator used.
+  const oldName = RENAMED_VARIABLES[name];
+  const given = !isSet(env, name) && oldName !== undefined && isSet(env, oldName) ? oldName : name;
+  const raw = env[given];
   if (raw === undefined || raw === '') return fallback;
   const { min, max } = INTS[name];
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw new ConfigError(given, `must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** One line per old variable name set: read in place of its new name, or ignored because the new one is set too. */
+function renamedVariableWarnings(env: Env): string[] {
+  return Object.entries(RENAMED_VARIABLES).flatMap(([name, oldName]) => {
+    if (!isSet(env, oldName)) return [];
+    return isSet(env, name)
+      ? [`config: ${oldName} is an old name and is ignored: ${name} is set too and wins; remove ${oldName}`]
+      : [`config: ${oldName} is an old name: set ${name} instead (${oldName}'s value is used meanwhile)`];
+  });
 }
 
 function readBool(env: Env, name: string): boolean {
@@ -263,11 +291,11 @@ export function loadConfig(env: Env = process.env): Config {
     appleAppIds: readAppleAppIds(env),
     androidApp: readAndroidApp(env),
     caps: {
-      agentsPerAccount: readInt(env, 'AGENTS_PER_ACCOUNT', 10_000),
-      chatsPerAccount: readInt(env, 'CHATS_PER_ACCOUNT', 100_000),
+      agentsPerOrganization: readInt(env, 'AGENTS_PER_ORGANIZATION', 10_000),
+      chatsPerOrganization: readInt(env, 'CHATS_PER_ORGANIZATION', 100_000),
       messagesPerChat: readInt(env, 'MESSAGES_PER_CHAT', 10_000),
-      apiKeysPerAccount: readInt(env, 'API_KEYS_PER_ACCOUNT', 100),
-      webhooksPerAccount: readInt(env, 'WEBHOOKS_PER_ACCOUNT', 20),
+      apiKeysPerOrganization: readInt(env, 'API_KEYS_PER_ORGANIZATION', 100),
+      webhooksPerOrganization: readInt(env, 'WEBHOOKS_PER_ORGANIZATION', 20),
     },
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),
@@ -279,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: readMetrics(env, port),
     logLevel,
     production,
+    warnings: renamedVariableWarnings(env),
   };
   if (!ConfigCheck.Check(config)) throw new ConfigError('environment', 'produced an invalid configuration');
   return config;

@@ -12,7 +12,7 @@ import { createRevocationList, type RevocationList } from './kernel/revocation.j
 import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
 import { createAdminService, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
-import { createAgentsService, createChatsService, createMemoryLiveNotices, createMemoryStreamSlots, createRedisLiveNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type LiveNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
+import { createAgentsService, createChatsService, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
 import { createEventRetention } from './kernel/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
 import type { ReadinessCheck } from './http/health.routes.js';
@@ -59,7 +59,7 @@ export interface Dependencies {
   accountExport: AccountExport;
   /** Webhook endpoints API and this instance's delivery worker (started here, stopped by close). */
   webhooks: Webhooks;
-  /** Live streams (chat and account events) open on this instance. */
+  /** Live streams (chat and organization events) open on this instance. */
   streams: Streams;
   /** Counts authenticated requests in memory and adds them to the usage history every USAGE_FLUSH_SECONDS (closed by close). */
   usageCounter: UsageCounter;
@@ -84,7 +84,7 @@ export interface DependencyOverrides {
 
 interface Shared {
   bus: Bus;
-  liveNotices: LiveNotices;
+  eventNotices: EventNotices;
   streamSlots: StreamSlots;
   limiter: RateLimiter;
   attempts: AttemptLimiter;
@@ -98,7 +98,7 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
   const memoryAttempts = createMemoryAttemptLimiter({ now: () => clock.now() });
   if (!config.redisUrl) {
     return {
-      bus: createMemoryBus(), liveNotices: createMemoryLiveNotices(), streamSlots: createMemoryStreamSlots(),
+      bus: createMemoryBus(), eventNotices: createMemoryEventNotices(), streamSlots: createMemoryStreamSlots(),
       limiter: memoryLimiter, attempts: memoryAttempts, readiness: [], close: () => memoryLimiter.close(),
     };
   }
@@ -113,13 +113,13 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
   };
   const commands: Redis = await connectRedis(config.redisUrl, 'commands', onRedisError);
   const subscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
-  // Its own connection: it subscribes and unsubscribes per account as streams open and close.
+  // Its own connection: it subscribes and unsubscribes per organization as streams open and close.
   const liveSubscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
   const prefix = overrides.redisKeyPrefix ?? 'gatehouse:';
   const fallbackNotice = (error: unknown) => log?.error({ err: error }, 'redis limiter failed: limiting per instance until it is back');
   return {
     bus: await createRedisBus({ publisher: commands, subscriber, onError: onRedisError }),
-    liveNotices: createRedisLiveNotices({ publisher: commands, subscriber: liveSubscriber, prefix, onError: onRedisError }),
+    eventNotices: createRedisEventNotices({ publisher: commands, subscriber: liveSubscriber, prefix, onError: onRedisError }),
     streamSlots: createRedisStreamSlots({ redis: commands, prefix, now: () => clock.now(), onError: onRedisError }),
     limiter: withFallback(createRedisRateLimiter(commands, `${prefix}rl:`, () => clock.now()), memoryLimiter, fallbackNotice),
     attempts: attemptLimiterWithFallback(createRedisAttemptLimiter(commands, `${prefix}attempts:`, () => clock.now()), memoryAttempts, fallbackNotice),
@@ -162,7 +162,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const organizationCache = createOrganizationCache({ organizations: createOrganizationsRepository(database.db), bus, clock });
     const apiKeysRepository = createApiKeysRepository(database.db);
-    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerAccount, onEvent: events.committed });
+    const apiKeys = createApiKeysService({ repo: apiKeysRepository, dialect: database.dialect, bus, clock, maxActiveKeys: config.caps.apiKeysPerOrganization, onEvent: events.committed });
     const apiKeyVerifier = createApiKeyVerifier({ repo: apiKeysRepository, bus, clock, onError });
     const users = createUsersService({
       createPersonalOrganization,
@@ -216,7 +216,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const webhooks = createWebhooks({ db: database.db, dialect: database.dialect, clock, config, events, attempts, onError });
     webhooks.worker.start();
     const streams = createStreams({
-      db: database.db, dialect: database.dialect, bus, accounts, organizations: organizationCache, clock, events, notices: shared.liveNotices, slots: shared.streamSlots,
+      db: database.db, dialect: database.dialect, bus, accounts, organizations: organizationCache, clock, events, notices: shared.eventNotices, slots: shared.streamSlots,
       heartbeatSeconds: config.streamHeartbeatSeconds, onError,
     });
     const organizations = createOrganizationsService({

@@ -8,6 +8,7 @@ import { createLogger } from './kernel/logger.js';
 /** Process entry for `gatehouse serve`: config → dependencies → listen → graceful shutdown. */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
   const deps = await createDependencies(config, { logger });
   const metrics = createMetrics();
   const app = await buildApp(deps, { loggerInstance: logger, metrics });

@@ -11,7 +11,7 @@ import { scratchPostgres } from './webhooks/process-helpers.js';
  */
 const CAP = 100;
 const ATTEMPTS = 200;
-const CAPS_ENV = { AGENTS_PER_ACCOUNT: String(CAP), WEBHOOKS_PER_ACCOUNT: String(CAP), API_KEYS_PER_ACCOUNT: String(CAP) };
+const CAPS_ENV = { AGENTS_PER_ORGANIZATION: String(CAP), WEBHOOKS_PER_ORGANIZATION: String(CAP), API_KEYS_PER_ORGANIZATION: String(CAP) };
 const CREATES = {
   agents: (i: number) => ({ path: '/v1/agents', body: { name: `Agent ${i}`, model: 'm' } }),
   'api-keys': (i: number) => ({ path: '/v1/api-keys', body: { name: `Key ${i}`, scopes: ['agents:read'] } }),

@@ -13,7 +13,8 @@ describe('the server process', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
-    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'g.db')}` });
+    // An old variable name (README, Configuration): still read, with one warning at start.
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'g.db')}`, AGENTS_PER_ACCOUNT: '50' });
   });
   afterAll(async () => {
     await server.stop('SIGKILL');
@@ -42,6 +43,12 @@ describe('the server process', () => {
     });
     const claims = (await verify(tokens.access_token)) as { sub: string };
     expect(claims.sub).toMatch(/^usr_/);
+  });
+
+  it('warns once at start of an old variable name, naming the new one', () => {
+    const warnings = server.output().split('\n').filter((line) => line.includes('AGENTS_PER_ACCOUNT'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringContaining('set AGENTS_PER_ORGANIZATION instead') });
   });
 
   it('logs JSON lines without the password, and stops cleanly on SIGTERM', async () => {

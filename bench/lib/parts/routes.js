@@ -18,8 +18,12 @@ import { MODE_NAMES } from './throughput.js';
 /** The issue's goals: route ÷ ceiling, per mode (message post has its own embedded goal). */
 export const ROUTE_GOALS = { embedded: { route: 0.75, 'message-post': 0.6, hello: 0.75, mixed: 0.7 }, redis: { route: 0.6, 'message-post': 0.6, hello: 0.6, mixed: 0.7 } };
 const PAGE = AGENTS_PAGE;
-/** So that no cap refuses a write however long the run (caps are counters; see ARCHITECTURE.md). */
-const NO_CAPS = { AGENTS_PER_ACCOUNT: '10000000', MESSAGES_PER_CHAT: '10000000' };
+/**
+ * So that no cap refuses a write however long the run (caps are counters; see ARCHITECTURE.md).
+ * The agents' cap under both its names: a server from before the rename (--server-root, --compare)
+ * reads only AGENTS_PER_ACCOUNT; a newer one takes AGENTS_PER_ORGANIZATION and warns of the other.
+ */
+const NO_CAPS = { AGENTS_PER_ORGANIZATION: '10000000', AGENTS_PER_ACCOUNT: '10000000', MESSAGES_PER_CHAT: '10000000' };
 
 /** One request of each route, as autocannon sends it; `ids` are the bench account's agent and chat. */
 function routeRequests(ids) {

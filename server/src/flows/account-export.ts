@@ -109,7 +109,7 @@ export function createAccountExport(deps: AccountExportDeps) {
     yield* jsonArray(rowsOf(agents(orgId)), (a) => one(presentAgent(a)));
     yield ',"chats":';
     yield* jsonArray(rowsOf(chats(orgId)), chatWithMessages);
-    // Both capped small (WEBHOOKS_PER_ACCOUNT, API_KEYS_PER_ACCOUNT): one query each.
+    // Both capped small (WEBHOOKS_PER_ORGANIZATION, API_KEYS_PER_ORGANIZATION): one query each.
     const endpoints = await db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
     yield `,"webhook_endpoints":${json(endpoints.map((e) => presentEndpoint(e, now)))}`;
     const keys = await db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('revoked_at', 'is', null).orderBy('id').execute();

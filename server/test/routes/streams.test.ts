@@ -228,11 +228,11 @@ describe(`live streams (${dialect})`, () => {
     // Each change lands in the window between the checks of the request and the stream joining
     // the feed: the service method is wrapped, once, to make it there.
     const service = t.deps.streams.service;
-    const openAccount = service.openAccount;
-    service.openAccount = async (...args) => {
-      service.openAccount = openAccount;
+    const openOrganization = service.openOrganization;
+    service.openOrganization = async (...args) => {
+      service.openOrganization = openOrganization;
       await t.request({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, headers: bearer(token) });
-      return openAccount(...args);
+      return openOrganization(...args);
     };
     const revoked = await stream('/v1/events/stream', key.key);
     expect(revoked.status).toBe(401);
@@ -279,7 +279,7 @@ describe(`live streams (${dialect})`, () => {
     expect(sse.events).toEqual([]);
   });
 
-  it('caps open streams per account by tier (free: 5) with 429 too_many_streams, and frees a slot when one closes', async () => {
+  it('caps open streams per organization by tier (free: 5) with 429 too_many_streams, and frees a slot when one closes', async () => {
     const { token, chatId } = await account();
     const five = await Promise.all(Array.from({ length: 5 }, () => stream(`/v1/chats/${chatId}/stream`, token)));
     expect(five.map((s) => s.status)).toEqual([200, 200, 200, 200, 200]);

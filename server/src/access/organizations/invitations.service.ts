@@ -9,7 +9,7 @@ import { newOpaqueToken, sha256Hex } from '../../kernel/opaque-tokens.js';
 import { recordAudit } from './audit-log.js';
 import { createInvitationsRepository } from './invitations.repository.js';
 import { takeMembership } from './membership-caps.js';
-import { assertRole, membershipOf } from './org-access.js';
+import { assertRole, membershipOf } from './caller-role.js';
 import { invitationStatus, type InvitationRow } from './organizations.presenter.js';
 import { createOrganizationsRepository, type OrganizationRow } from './organizations.repository.js';
 import type { Actor, OrganizationsDeps } from './organization-deps.js';

@@ -7,7 +7,7 @@ import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbo
 import { recordAudit } from './audit-log.js';
 import { handOverMemberKeys, revokeMemberKeys, type KeysOutcome } from './member-keys.js';
 import { releaseMembership } from './membership-caps.js';
-import { assertRole, membershipOf } from './org-access.js';
+import { assertRole, membershipOf } from './caller-role.js';
 import { createOrganizationsRepository, type MemberView, type OrganizationsRepository } from './organizations.repository.js';
 import type { Actor, OrganizationsDeps } from './organization-deps.js';
 

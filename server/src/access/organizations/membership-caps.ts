@@ -11,7 +11,7 @@ const takeOne = preparedQuery((q, $: { userId: string; cap: number }) =>
 
 /**
  * Takes one of the user's memberships in the caller's transaction, or throws 422 limit_reached:
- * one conditional UPDATE, like every other cap (accounts/account-caps.ts). It holds the user
+ * one conditional UPDATE, like every other cap (organization-caps.ts). It holds the user
  * row's lock (PostgreSQL) or the write lock (SQLite) until the commit, so concurrent creates and
  * accepts can never together pass the cap, on any number of instances.
  */

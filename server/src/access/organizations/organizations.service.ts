@@ -8,7 +8,7 @@ import { listAuditEvents, recordAudit } from './audit-log.js';
 import { createInvitationsService } from './invitations.service.js';
 import { createMembersService } from './members.service.js';
 import { ORGANIZATIONS_PER_USER, releaseMembershipsOf, takeMembership } from './membership-caps.js';
-import { assertRole, membershipOf } from './org-access.js';
+import { assertRole, membershipOf } from './caller-role.js';
 import { createOrganizationsRepository, newOrganizationRow, type OrganizationRow } from './organizations.repository.js';
 import type { OrgRole } from '../../kernel/access-terms/roles.js';
 

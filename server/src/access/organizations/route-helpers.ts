@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../../kernel/client-info.js';
 import { AppError } from '../../kernel/errors.js';
 import { isId, type IdKind } from '../../kernel/ids.js';
-import { organizationNotFound } from './org-access.js';
+import { organizationNotFound } from './caller-role.js';
 import type { Actor } from './organization-deps.js';
 
 export const TAGS = ['Organizations'];

@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../kernel/db/errors.js';
 import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import type { AccountCache } from '../users/account-cache.js';
-import { admitUnprovenConfirmation, holdsUnprovenAddress, logRemovedWaysIn, removeUnprovenWaysIn } from '../users/unproven-address.js';
+import { admitUnprovenConfirmation, holdsUnprovenAddress, logRemovedSignInMethods, removeUnprovenSignInMethods } from '../users/unproven-address.js';
 import type { PasswordHasher } from '../passwords/password-hasher.js';
 import { assertPasswordAcceptable } from '../passwords/password-policy.js';
 import type { SecurityLog } from '../security-log/security-log.js';
@@ -153,13 +153,13 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
         if (!row) throw new AppError('invalid_token', 'This link is not valid any more.');
         assertPasswordAcceptable(password, '/password', { email: row.email });
         await trx.updateTable('users').set({ password_hash: hash, email_verified: 1, updated_at: isoTime(clock.now()) }).where('id', '=', userId).execute();
-        // The link proves the inbox only now: whatever ways in the account had before (a provider
-        // that claimed the address, a passkey) were not its owner's to add, and go (issue 31).
-        const unproven = row.email_verified !== 1 ? await removeUnprovenWaysIn(trx, clock, userId) : undefined;
+        // The link proves the inbox only now: whatever sign-in methods the account had before (a
+        // provider that claimed the address, a passkey) were not its owner's to add, and go (issue 31).
+        const unproven = row.email_verified !== 1 ? await removeUnprovenSignInMethods(trx, clock, userId) : undefined;
         return { user: row, keys: options.revokeApiKeys ? await deps.apiKeys.revokeAllWithin(trx, userId) : undefined, unproven };
       });
       for (const recorded of unproven?.recorded ?? []) deps.onEvent?.(recorded);
-      if (unproven) await logRemovedWaysIn(deps.securityLog, user.id, unproven, client);
+      if (unproven) await logRemovedSignInMethods(deps.securityLog, user.id, unproven, client);
       await keys?.announce();
       await deps.sessions.revokeAll(user.id, 'password_reset');
       await deps.accounts.changed(user.id);

@@ -10,7 +10,7 @@ import { cleanName } from '../../kernel/names.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { DialectName } from '../../kernel/db/database.js';
 import { isUniqueViolation } from '../../kernel/db/errors.js';
-import { keepAnotherWayIn } from '../users/sign-in-methods.js';
+import { assertKeepsASignInMethod } from '../users/sign-in-methods.js';
 import { assertMaySignIn } from '../auth/sign-in-rules.js';
 import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
@@ -152,7 +152,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       const { removed, recorded } = await repo.db.transaction().execute(async (trx) => {
         if (!(await createPasskeysRepository(trx).isOwnedBy(userId, id))) return { removed: undefined, recorded: undefined };
         // An account without a password keeps a passkey or a provider.
-        await keepAnotherWayIn(trx, deps.dialect, userId);
+        await assertKeepsASignInMethod(trx, deps.dialect, userId);
         const removed = await repo.remove(trx, userId, id);
         if (!removed) return { removed, recorded: undefined };
         return { removed, recorded: await recordEvent(trx, clock, { userId, type: 'user.passkey.removed', data: { user_id: userId, passkey_id: id, name: removed.name } }) };

@@ -9,7 +9,7 @@ import { isoTime, type Clock } from '../../kernel/clock.js';
 import { isUniqueViolation } from '../../kernel/db/errors.js';
 import type { DialectName } from '../../kernel/db/database.js';
 import type { Database } from '../../kernel/db/schema.js';
-import { keepAnotherWayIn } from '../users/sign-in-methods.js';
+import { assertKeepsASignInMethod } from '../users/sign-in-methods.js';
 import type { Kysely } from 'kysely';
 import { assertMaySignIn } from '../auth/sign-in-rules.js';
 import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
@@ -326,12 +326,12 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       await linkByEmail(current, { ...row, last_used_at: now() }, client);
     },
 
-    /** Unlink, unless it is the account's last way in (no password, no passkey, no other provider). */
+    /** Unlink, unless it is the account's last sign-in method (no password, no passkey, no other provider). */
     async unlink(user: UserRow, id: string, client: ClientInfo): Promise<void> {
       const { removed, recorded } = await repo.db.transaction().execute(async (trx) => {
         const identities = createIdentitiesRepository(trx);
         if (!(await identities.listForUser(user.id)).some((row) => row.id === id)) return { removed: undefined, recorded: undefined };
-        await keepAnotherWayIn(trx, deps.dialect, user.id);
+        await assertKeepsASignInMethod(trx, deps.dialect, user.id);
         const removed = await identities.remove(user.id, id);
         return { removed, recorded: removed ? await publish(trx, user.id, 'user.identity.unlinked', removed) : undefined };
       });

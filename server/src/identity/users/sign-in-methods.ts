@@ -13,9 +13,9 @@ const count = async (trx: Kysely<Database>, table: 'passkeys' | 'identities', us
  * recovery aside). The user's row is read FOR NO KEY UPDATE (PostgreSQL; SQLite has one writer), so two
  * removals at once queue on it and the second counts after the first committed: they cannot both
  * see "one other left" (and a link inserting its identity, which only key-shares the row, is not
- * blocked). The user's row, not the organization's: ways in belong to the person.
+ * blocked). The user's row, not the organization's: sign-in methods belong to the person.
  */
-export async function keepAnotherWayIn(trx: Kysely<Database>, dialect: DialectName, userId: string): Promise<void> {
+export async function assertKeepsASignInMethod(trx: Kysely<Database>, dialect: DialectName, userId: string): Promise<void> {
   const read = trx.selectFrom('users').select('password_hash').where('id', '=', userId);
   const user = await (dialect === 'postgres' ? read.forNoKeyUpdate() : read).executeTakeFirst();
   if (!user || hasPassword(user)) return;

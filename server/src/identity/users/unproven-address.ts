@@ -17,12 +17,13 @@ import { NO_PASSWORD, type UserRow } from './users.repository.js';
  *   its sign-in but holds a reserved address that routes nowhere (RFC 2606 `.invalid`) until its
  *   person sets a real one (a change of email, confirmed by mail);
  * - a password reset mailed to it proves the inbox: the provider identities and passkeys the
- *   account had before (`removeUnprovenWaysIn`) were added by whoever claimed the address, and go;
+ *   account had before (`removeUnprovenSignInMethods`) were added by whoever claimed the
+ *   address, and go;
  * - the ordinary verification link confirms it only when followed signed in as that very account
  *   (`admitUnprovenConfirmation`): the link proves the inbox, the session the account, so both
- *   proofs come from one person and the account keeps its ways in. A claimant can have the mail
- *   sent to the address's owner, but the owner who clicks is not signed in as the claimant's
- *   account, and the claimant never sees the link.
+ *   proofs come from one person and the account keeps its sign-in methods. A claimant can have
+ *   the mail sent to the address's owner, but the owner who clicks is not signed in as the
+ *   claimant's account, and the claimant never sees the link.
  */
 
 /** Whether `user` holds its address on a provider's word alone: unconfirmed, and no password set by its owner. */
@@ -64,14 +65,14 @@ export async function yieldAddress(trx: Kysely<Database>, userId: string, clock:
   return Number(updated.numUpdatedRows) === 1;
 }
 
-export interface RemovedWaysIn {
+export interface RemovedSignInMethods {
   identities: Array<{ id: string; provider: string }>;
   passkeys: Array<{ id: string; name: string }>;
   recorded: RecordedEvent[];
 }
 
-/** In the reset's transaction: removes every provider identity and passkey of the account, with their events. */
-export async function removeUnprovenWaysIn(trx: Kysely<Database>, clock: Clock, userId: string): Promise<RemovedWaysIn> {
+/** In the reset's transaction: removes every provider identity and passkey of the account (its sign-in methods but the password), with their events. */
+export async function removeUnprovenSignInMethods(trx: Kysely<Database>, clock: Clock, userId: string): Promise<RemovedSignInMethods> {
   const identities = await trx.deleteFrom('identities').where('user_id', '=', userId).returning(['id', 'provider']).execute();
   const passkeys = await trx.deleteFrom('passkeys').where('user_id', '=', userId).returning(['id', 'name']).execute();
   const recorded: RecordedEvent[] = [];
@@ -85,7 +86,7 @@ export async function removeUnprovenWaysIn(trx: Kysely<Database>, clock: Clock, 
 }
 
 /** After the commit: the owner reads in the security log what went and why. */
-export async function logRemovedWaysIn(securityLog: SecurityLog, userId: string, removed: RemovedWaysIn, client: ClientInfo): Promise<void> {
+export async function logRemovedSignInMethods(securityLog: SecurityLog, userId: string, removed: RemovedSignInMethods, client: ClientInfo): Promise<void> {
   const reason = 'address_proven_by_reset';
   for (const row of removed.identities) await securityLog.record(userId, 'identity_unlinked', client, { identity_id: row.id, provider: row.provider, reason });
   for (const row of removed.passkeys) await securityLog.record(userId, 'passkey_removed', client, { passkey_id: row.id, name: row.name, reason });

@@ -18,7 +18,7 @@ export interface UsersTable {
   updated_at: string;
   /** The organization created with the user (migration 0014): a token acts for it unless told otherwise. */
   personal_org_id: string;
-  /** Organizations the user belongs to, capped like every other collection (account-caps.ts). */
+  /** Organizations the user belongs to, capped like every other collection (access/organizations/organization-caps.ts). */
   organization_count: Generated<number>;
   /** Set when the owner deleted the account (migration 0015): it is purged then; signing in before restores it. */
   deletion_due_at: string | null;

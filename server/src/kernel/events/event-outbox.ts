@@ -19,7 +19,7 @@ export interface RecordedEvent {
   deliveries: number;
 }
 
-// No number yet (`seq` null): live streams number an account's events in the order they see them
+// No number yet (`seq` null): live streams number an organization's events in the order they see them
 // committed (event-sequencer.ts), so a write takes no lock beyond its own rows.
 const insertEvent = preparedQuery((q, $: { id: string; orgId: string; type: string; data: string; createdAt: string; chatId: string | null }) =>
   q.insertInto('events').values({ id: $.id, org_id: $.orgId, type: $.type, data: $.data, created_at: $.createdAt, chat_id: $.chatId }));

@@ -5,25 +5,26 @@ import { preparedQuery } from '../db/prepared-queries.js';
 
 const firstPending = preparedQuery((q, $: { orgId: string }) => q.selectFrom('events').select('id').where('org_id', '=', $.orgId).where('seq', 'is', null).limit(1));
 const counterOf = preparedQuery((q, $: { orgId: string }) => q.selectFrom('event_sequences').select('seq').where('org_id', '=', $.orgId));
-// An upsert that changes nothing but locks the account's counter row until the commit.
+// An upsert that changes nothing but locks the organization's counter row until the commit.
 const lockCounter = preparedQuery((q, $: { orgId: string }) =>
   q.insertInto('event_sequences').values({ org_id: $.orgId, seq: 0 })
     .onConflict((oc) => oc.column('org_id').doUpdateSet((eb) => ({ seq: eb.ref('event_sequences.seq') })))
     .returning('seq'));
-/** Events numbered per transaction: a long backlog (an account's first stream) goes in steps. */
+/** Events numbered per transaction: a long backlog (an organization's first stream) goes in steps. */
 const DEFAULT_BATCH = 5_000;
 const setCounter = preparedQuery((q, $: { orgId: string; seq: number }) => q.updateTable('event_sequences').set({ seq: $.seq }).where('org_id', '=', $.orgId));
 
 /**
- * Numbers an account's events 1, 2, 3… in the order they are seen committed, for live streams to
- * resume by (`seq > Last-Event-ID`). Writes leave `seq` null and take no lock for it, so an
- * account's writes never queue behind each other for a number; the number is given here, by the
- * streams that need it, to everything committed and not numbered yet, under the account's counter
- * row lock (one numbering at a time per account, on any instance). An event committed after a
- * numbering gets a higher number from the next, so "every event up to N" never grows later, and
- * no number is given twice. Among the events one numbering finds, the order is the order of
- * insertion (PostgreSQL's `insert_no` sequence, SQLite's rowid), which keeps the order of writes
- * that wait for each other's rows: two deltas of one message, two messages of one chat.
+ * Numbers an organization's events 1, 2, 3… in the order they are seen committed, for live
+ * streams to resume by (`seq > Last-Event-ID`). Writes leave `seq` null and take no lock for it,
+ * so an organization's writes never queue behind each other for a number; the number is given
+ * here, by the streams that need it, to everything committed and not numbered yet, under the
+ * organization's counter row lock (one numbering at a time per organization, on any instance).
+ * An event committed after a numbering gets a higher number from the next, so "every event up to
+ * N" never grows later, and no number is given twice. Among the events one numbering finds, the
+ * order is the order of insertion (PostgreSQL's `insert_no` sequence, SQLite's rowid), which keeps
+ * the order of writes that wait for each other's rows: two deltas of one message, two messages of
+ * one chat.
  */
 export function createEventSequencer(deps: { db: Kysely<Database>; dialect: DialectName; batch?: number }) {
   const { db, dialect } = deps;
@@ -53,7 +54,7 @@ export function createEventSequencer(deps: { db: Kysely<Database>; dialect: Dial
   }
 
   return {
-    /** Numbers what is committed and not numbered yet; the account's last number afterwards. */
+    /** Numbers what is committed and not numbered yet; the organization's last number afterwards. */
     async sequence(orgId: string): Promise<number> {
       if (!(await firstPending.first({ orgId }, db))) return Number((await counterOf.first({ orgId }, db))?.seq ?? 0);
       for (;;) {

@@ -4,15 +4,15 @@ import type { RecordedEvent } from './event-outbox.js';
  * What a service calls right after a transaction that recorded events commits: `committed(…)`
  * with what `recordEvent` returned. It wakes this instance's delivery worker when deliveries
  * were written (so they go out in milliseconds instead of at the next poll; other instances find
- * the rows on their own poll) and tells the live streams (platform/streams/) that the account has
- * new events. Both are optimisations of something that also happens without them: the worker
+ * the rows on their own poll) and tells the live streams (platform/streams/) that the organization
+ * has new events. Both are optimisations of something that also happens without them: the worker
  * polls, and a stream that missed a notice catches up at the next one or on reconnect.
  */
 export interface EventSignal {
   committed(...recorded: RecordedEvent[]): void;
   /** The delivery worker: deliveries were written. */
   onDeliveries(listener: () => void): void;
-  /** The live streams: the account has newly committed events. */
+  /** The live streams: the organization has newly committed events. */
   onCommitted(listener: (orgId: string) => void): void;
 }
 
@@ -25,7 +25,7 @@ export function createEventSignal(): EventSignal {
     committed(...recorded) {
       if (recorded.length === 0) return;
       if (recorded.some((r) => r.deliveries > 0)) for (const l of deliveryListeners) l();
-      // One notice per account: a stream reads whatever is new.
+      // One notice per organization: a stream reads whatever is new.
       for (const orgId of new Set(recorded.map((r) => r.orgId))) for (const l of commitListeners) l(orgId);
     },
     onDeliveries: (listener) => void deliveryListeners.push(listener),

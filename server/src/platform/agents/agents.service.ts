@@ -29,8 +29,8 @@ const agentsBefore = preparedQuery((q, $: { orgId: string; cursor: string; limit
   q.selectFrom('agents').selectAll().where('org_id', '=', $.orgId).where('id', '<', $.cursor).orderBy('id', 'desc').limit($.limit));
 const insertAgent = preparedQuery((q, $: AgentRow) => q.insertInto('agents').values(eachParam($, AGENT_COLUMNS)));
 
-/** Agents belong to one account; every query is scoped by org_id, so another account sees 404. */
-export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerAccount'>; onEvent: OnEventsCommitted }) {
+/** Agents belong to one organization; every query is scoped by org_id, so another organization sees 404. */
+export function createAgentsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'agentsPerOrganization'>; onEvent: OnEventsCommitted }) {
   const { db, dialect, clock } = deps;
   const notFound = () => new AppError('not_found', 'No agent with this id.');
   const find = (q: Kysely<Database>, orgId: string, id: string) => findAgent.first({ orgId, id }, q);
@@ -43,7 +43,7 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
         model: body.model, metadata: JSON.stringify(body.metadata ?? {}), created_at: now, updated_at: now,
       };
       const recorded = await db.transaction().execute(async (trx) => {
-        await takeCapacity(trx, orgId, 'agent_count', deps.caps.agentsPerAccount, 'agents');
+        await takeCapacity(trx, orgId, 'agent_count', deps.caps.agentsPerOrganization, 'agents');
         await insertAgent.run(row, trx);
         return recordEvent(trx, clock, { orgId, type: 'agent.created', data: presentAgent(row) });
       });
@@ -82,10 +82,10 @@ export function createAgentsService(deps: { db: Kysely<Database>; dialect: Diale
       return updated;
     },
 
-    /** Its chats go first, counted back into the account's chat cap; their messages go with them (ON DELETE CASCADE). */
+    /** Its chats go first, counted back into the organization's chat cap; their messages go with them (ON DELETE CASCADE). */
     async delete(orgId: string, id: string): Promise<void> {
       const recorded = await db.transaction().execute(async (trx) => {
-        await lockOrganization(trx, dialect, orgId); // the account first, as every cap change does
+        await lockOrganization(trx, dialect, orgId); // the organization first, as every cap change does
         await redactChatEvents(trx, orgId, { agentId: id }); // before the chats that name them go
         const chats = await trx.deleteFrom('chats').where('org_id', '=', orgId).where('agent_id', '=', id).executeTakeFirst();
         const result = await trx.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();

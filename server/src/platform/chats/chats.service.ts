@@ -73,7 +73,7 @@ const completeMessage = preparedQuery((q, $: OwnedMessage) =>
  * assistant message with an API key, whole or streamed (created with status `streaming`, extended
  * by numbered deltas, then completed). No model runs here.
  */
-export function createChatsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'chatsPerAccount' | 'messagesPerChat'>; onEvent: OnEventsCommitted }) {
+export function createChatsService(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; caps: Pick<Caps, 'chatsPerOrganization' | 'messagesPerChat'>; onEvent: OnEventsCommitted }) {
   const { db, clock } = deps;
   const chatNotFound = () => new AppError('not_found', 'No chat with this id.');
   const messageNotFound = () => new AppError('not_found', 'No message with this id in this chat.');
@@ -86,8 +86,8 @@ export function createChatsService(deps: { db: Kysely<Database>; dialect: Dialec
       if (!isId('agent', body.agent_id)) throw unknownAgent();
       const row: ChatRow = { id: newId('chat'), org_id: orgId, agent_id: body.agent_id, title: body.title?.trim() || null, created_at: now, updated_at: now, message_count: 0 };
       const recorded = await db.transaction().execute(async (trx) => {
-        // The account first (lockOrganization): an agent deleted meanwhile is then gone when we look.
-        await takeCapacity(trx, orgId, 'chat_count', deps.caps.chatsPerAccount, 'chats');
+        // The organization first (lockOrganization): an agent deleted meanwhile is then gone when we look.
+        await takeCapacity(trx, orgId, 'chat_count', deps.caps.chatsPerOrganization, 'chats');
         const agent = await trx.selectFrom('agents').select('id').where('org_id', '=', orgId).where('id', '=', body.agent_id).executeTakeFirst();
         if (!agent) throw unknownAgent();
         await trx.insertInto('chats').values(row).execute();

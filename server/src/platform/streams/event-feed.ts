@@ -3,7 +3,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import { preparedQuery } from '../../kernel/db/prepared-queries.js';
 import type { EventSequencer } from '../../kernel/events/event-sequencer.js';
 import type { EventType } from '../../kernel/events/event-types.js';
-import type { LiveNotices } from './live-notices.js';
+import type { EventNotices } from './new-event-notices.js';
 
 /** An event as streams send it: its number, and its data still as the JSON text stored. */
 export interface StreamedEvent {
@@ -42,13 +42,14 @@ interface Hub {
 }
 
 /**
- * This instance's view of the accounts it streams for: per account one hub that hears notices
- * (live-notices.ts), numbers what was committed (event-sequencer.ts) and reads the events it has
- * not handed out yet, in order, from the database, once for all of the account's streams here.
+ * This instance's view of the organizations it streams for: per organization one hub that hears
+ * notices (new-event-notices.ts), numbers what was committed (event-sequencer.ts) and reads the
+ * events it has not handed out yet, in order, from the database, once for all of the
+ * organization's streams here.
  * Numbers are never given twice and never go back, so "after the last one I handed out" is all a hub needs
  * to know: a late, repeated or lost notice changes when events arrive, never which or in what order.
  */
-export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSequencer; notices: LiveNotices; onError: (error: unknown) => void }) {
+export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSequencer; notices: EventNotices; onError: (error: unknown) => void }) {
   const { db, sequencer, notices } = deps;
   const hubs = new Map<string, Hub>();
 
@@ -92,7 +93,7 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
   const safety = setInterval(() => void checkAll().catch(deps.onError), SAFETY_CHECK_MS);
   safety.unref();
 
-  /** The accounts streamed here with events not numbered yet, or numbered (elsewhere) beyond what was read. */
+  /** The organizations streamed here with events not numbered yet, or numbered (elsewhere) beyond what was read. */
   async function checkAll(): Promise<void> {
     const orgIds = [...hubs.keys()];
     for (let i = 0; i < orgIds.length; i += READ_PAGE) {
@@ -116,7 +117,7 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
 
   return {
     /**
-     * Hands `listener` every event of the account numbered after the returned `since`, in order,
+     * Hands `listener` every event of the organization numbered after the returned `since`, in order,
      * until `stop()`. Events up to `since` are numbered, in the database, for the caller to replay.
      */
     async watch(orgId: string, listener: FeedListener): Promise<{ since: number; stop(): void }> {
@@ -131,7 +132,7 @@ export function createEventFeed(deps: { db: Kysely<Database>; sequencer: EventSe
           }
           throw error;
         }
-        // The account's last stream here may have closed meanwhile, taking the hub with it.
+        // The organization's last stream here may have closed meanwhile, taking the hub with it.
         if (hubs.get(orgId) === hub) break;
         hub = hubs.get(orgId) ?? createHub(orgId);
       }

@@ -3,9 +3,9 @@ import { ALL_EVENT_TYPES, patternMatches, type EventType } from '../../kernel/ev
 import type { Scope } from '../../kernel/access-terms/scopes.js';
 
 /**
- * Which events a credential may see on the account stream: platform resources by their read
- * scope; the account's own events (keys, sessions, sign-in factors, profile) only with an access
- * token, as the routes that manage them demand.
+ * Which events a credential may see on the organization's event stream: platform resources by
+ * their read scope; a person's account events (keys, sessions, sign-in factors, profile) only with
+ * an access token, as the routes that manage them demand.
  */
 const READ_SCOPE: Array<[prefix: string, scope: Scope]> = [
   ['agent.', 'agents:read'],
@@ -39,7 +39,7 @@ export function visibleTypes(reader: Reader, patterns: string[] | undefined): Se
   return new Set(ALL_EVENT_TYPES.filter((type) => mayRead(reader, type) && asked.some((p) => patternMatches(p, type))));
 }
 
-/** A chat's stream names its events without the `chat.` the account stream needs to tell them apart. */
+/** A chat's stream names its events without the `chat.` the organization's event stream needs to tell them apart. */
 export const CHAT_STREAM_NAMES: Partial<Record<EventType, string>> = {
   'chat.message.created': 'message.created',
   'chat.message.delta': 'message.delta',

@@ -8,7 +8,7 @@ import type { OrganizationCache } from '../../access/index.js';
 import type { EventSignal } from '../../kernel/events/event-signal.js';
 import { createEventSequencer } from '../../kernel/events/event-sequencer.js';
 import { createEventFeed } from './event-feed.js';
-import type { LiveNotices } from './live-notices.js';
+import type { EventNotices } from './new-event-notices.js';
 import { createStreamRegistry } from './stream-registry.js';
 import type { StreamSlots } from './stream-slots.js';
 import { createStreamsService } from './streams.service.js';
@@ -19,7 +19,7 @@ import { createStreamsService } from './streams.service.js';
  * open here.
  */
 export function createStreams(deps: {
-  db: Kysely<Database>; dialect: DialectName; bus: Bus; accounts: Pick<AccountCache, 'get'>; organizations: Pick<OrganizationCache, 'get'>; clock: Clock; events: EventSignal; notices: LiveNotices; slots: StreamSlots;
+  db: Kysely<Database>; dialect: DialectName; bus: Bus; accounts: Pick<AccountCache, 'get'>; organizations: Pick<OrganizationCache, 'get'>; clock: Clock; events: EventSignal; notices: EventNotices; slots: StreamSlots;
   heartbeatSeconds: number; onError: (error: unknown) => void;
 }) {
   const { notices } = deps;

@@ -133,7 +133,7 @@ export const streamsRoutes: FastifyPluginAsyncTypebox<{ streams: StreamsService;
         throw new AppError('insufficient_scope', `This credential may not read ${pattern} events: platform events need their read scope, account events an access token from a login, in one's own personal organization.`);
       }
     }
-    const opened = await streams.openAccount(stream, visibleTypes(reader, patterns));
+    const opened = await streams.openOrganization(stream, visibleTypes(reader, patterns));
     return sendStream(reply, await confirm(opened, () => assertStillValid(credentials, request)));
   });
 };

@@ -17,7 +17,7 @@ import { CHAT_STREAM_NAMES } from './stream-visibility.js';
 
 /** `joinedAt`: the reader joined the organization then; nothing from before is theirs to replay. */
 type Range = { orgId: string; after: number; upTo: number; joinedAt: string; limit: number };
-const replayOfAccount = preparedQuery((q, $: Range) =>
+const replayOfOrganization = preparedQuery((q, $: Range) =>
   q.selectFrom('events').select(STREAMED_COLUMNS).where('org_id', '=', $.orgId).where('seq', '>', $.after).where('seq', '<=', $.upTo)
     .where('created_at', '>=', $.joinedAt).orderBy('seq').limit($.limit));
 const replayOfChat = preparedQuery((q, $: Range & { chatId: string }) =>
@@ -140,10 +140,10 @@ export function createStreamsService(deps: { db: Kysely<Database>; feed: EventFe
       return open(request, present, async (range) => (await replayOfChat.all({ ...range, chatId: chat.id }, db)).map(toStreamed));
     },
 
-    /** Every event of the account the credential may read, of the `types` asked for. */
-    async openAccount(request: StreamRequest, types: ReadonlySet<EventType>): Promise<OpenedStream> {
+    /** Every event of the organization the credential may read, of the `types` asked for. */
+    async openOrganization(request: StreamRequest, types: ReadonlySet<EventType>): Promise<OpenedStream> {
       const present = (event: StreamedEvent): Presentation => (types.has(event.type) ? { name: event.type } : null);
-      return open(request, present, async (range) => (await replayOfAccount.all(range, db)).map(toStreamed));
+      return open(request, present, async (range) => (await replayOfOrganization.all(range, db)).map(toStreamed));
     },
   };
 }

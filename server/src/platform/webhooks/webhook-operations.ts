@@ -13,7 +13,7 @@ type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 /**
  * What an operator runs on an endpoint besides editing it: send deliveries again, rotate the
- * signing secret. Every query is scoped by org_id, so another account's ids answer 404.
+ * signing secret. Every query is scoped by org_id, so another organization's ids answer 404.
  */
 export interface WebhookOperationsDeps {
   db: Kysely<Database>;

@@ -22,7 +22,7 @@ export const CLAIM_LEASE_MS = DELIVERY_TIMEOUT_MS + 10_000;
 export function createWebhooks(deps: { db: Kysely<Database>; dialect: DialectName; clock: Clock; config: Config; events: EventSignal; attempts: AttemptLimiter; onError(error: unknown): void }) {
   const { db, dialect, clock, config } = deps;
   const service = createWebhooksService({
-    db, dialect, clock, allowPrivate: config.webhookAllowPrivate, secret: config.secret, maxEndpoints: config.caps.webhooksPerAccount,
+    db, dialect, clock, allowPrivate: config.webhookAllowPrivate, secret: config.secret, maxEndpoints: config.caps.webhooksPerOrganization,
     onEvent: deps.events.committed, wakeWorker: () => worker.wake(), attempts: deps.attempts,
   });
   const store = createDeliveryStore({ db, dialect, clock, retryDelays: config.webhookRetryDelays, leaseMs: CLAIM_LEASE_MS });

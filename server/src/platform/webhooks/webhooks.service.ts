@@ -35,7 +35,7 @@ export interface WebhooksDeps {
   allowPrivate: boolean;
   /** GATEHOUSE_SECRET: seals endpoint secrets at rest when set. */
   secret: string | undefined;
-  /** WEBHOOKS_PER_ACCOUNT. */
+  /** WEBHOOKS_PER_ORGANIZATION. */
   maxEndpoints: number;
   onEvent: OnEventsCommitted;
   /** Wakes this instance's delivery worker after a redelivery. */
@@ -44,7 +44,7 @@ export interface WebhooksDeps {
   attempts: AttemptLimiter;
 }
 
-/** Webhook endpoints of one account; every query is scoped by org_id, so another account sees 404. */
+/** Webhook endpoints of one organization; every query is scoped by org_id, so another organization sees 404. */
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, clock } = deps;
   const notFound = () => new AppError('not_found', 'No webhook endpoint with this id.');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answer } from '../contract-client.js';
 import { signUp, type Actor, type GetContext } from '../context.js';
 
-const WEBHOOKS_PER_ACCOUNT = 20;
+const WEBHOOKS_PER_ORGANIZATION = 20;
 
 /** Polls the deliveries list (through the proxy, like a dashboard would) until `status` shows up. */
 async function waitForDelivery(actor: Actor, endpointId: string, status: string): Promise<Answer> {
@@ -104,10 +104,10 @@ export function webhooksJourney(ctx: GetContext): void {
       await actor.api.call('deleteWebhook', { ...as, path: { id } }, 204);
     });
 
-    it(`refuses endpoint ${WEBHOOKS_PER_ACCOUNT + 1} of an account with 422 limit_reached`, async () => {
+    it(`refuses endpoint ${WEBHOOKS_PER_ORGANIZATION + 1} of an organization with 422 limit_reached`, async () => {
       const { stack } = ctx();
       const actor = await signUp(ctx().api, 'hooklimit');
-      for (let i = 0; i < WEBHOOKS_PER_ACCOUNT; i++) {
+      for (let i = 0; i < WEBHOOKS_PER_ORGANIZATION; i++) {
         await actor.api.call('createWebhook', { token: actor.access, json: { url: `${stack.receiver.url}/${i}`, events: ['*'] } }, 201);
       }
       const full = await actor.api.call('createWebhook', { token: actor.access, json: { url: stack.receiver.url, events: ['*'] } }, 422);

@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Caps without COUNT(*): each capped collection has a counter beside its owner, taken with one
- * conditional UPDATE (access/organizations/organization-caps.ts), so concurrent creates cannot overrun a
- * cap on either database. Counters start from what the tables hold.
+ * conditional UPDATE (access/organizations/organization-caps.ts), so concurrent creates cannot
+ * overrun a cap on either database. Counters start from what the tables hold.
  * And an index for every foreign key and retention query that had none.
  */
 const USER_COUNTERS = {
