@@ -20,7 +20,7 @@ import { setCommonHeaders, settingCommonHeaders } from '../../http/common-header
 import { addResponses, prependOnRequest } from '../../http/route-hooks.js';
 import { problemResponses } from '../../http/schemas.js';
 import { routePolicy, type RoutePolicy } from '../../http/route-policy.js';
-import { organizationNotFound } from '../organizations/org-access.js';
+import { organizationNotFound } from '../organizations/caller-role.js';
 import { budgetKeyOf } from '../usage/budget-key.js';
 
 
