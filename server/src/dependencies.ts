@@ -4,8 +4,10 @@ import type { Config } from './config.js';
 import { createMemoryBus, createRedisBus, type Bus } from './kernel/bus.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './kernel/db/database.js';
-import { createMemoryAttemptLimiter, type AttemptLimiter } from './kernel/limits/attempt-limiter.js';
-import { attemptLimiterWithFallback, createRedisAttemptLimiter } from './kernel/limits/redis-attempt-limiter.js';
+import { withFallback } from './kernel/limits/fallback-limiter.js';
+import type { AttemptLimiter, RateLimiter } from './kernel/limits/limiter.js';
+import { createMemoryLimiter } from './kernel/limits/memory-limiter.js';
+import { createRedisLimiter } from './kernel/limits/redis-limiter.js';
 import { createMailer, type Mailer } from './kernel/mail/mailer.js';
 import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
@@ -16,10 +18,6 @@ import { createAgentsService, createChatsService, createMemoryEventNotices, crea
 import { createEventRetention } from './kernel/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
 import type { ReadinessCheck } from './http/health.routes.js';
-import { withFallback } from './kernel/limits/fallback-rate-limiter.js';
-import { createMemoryRateLimiter } from './kernel/limits/memory-rate-limiter.js';
-import type { RateLimiter } from './kernel/limits/rate-limiter.js';
-import { createRedisRateLimiter } from './kernel/limits/redis-rate-limiter.js';
 
 /** Everything buildApp needs: infrastructure handles and the services wired on top of them. */
 export interface Dependencies {
@@ -92,14 +90,13 @@ interface Shared {
   close(): Promise<void>;
 }
 
-/** Memory (embedded) or Redis (many instances): the bus, the account limiter, the attempt limiter. */
+/** Memory (embedded) or Redis (many instances): the bus, the limiter (request budgets and attempt buckets). */
 async function createShared(config: Config, clock: Clock, overrides: DependencyOverrides): Promise<Shared> {
-  const memoryLimiter = createMemoryRateLimiter(() => clock.now());
-  const memoryAttempts = createMemoryAttemptLimiter({ now: () => clock.now() });
+  const memoryLimiter = createMemoryLimiter(() => clock.now());
   if (!config.redisUrl) {
     return {
       bus: createMemoryBus(), eventNotices: createMemoryEventNotices(), streamSlots: createMemoryStreamSlots(),
-      limiter: memoryLimiter, attempts: memoryAttempts, readiness: [], close: () => memoryLimiter.close(),
+      limiter: memoryLimiter, attempts: memoryLimiter, readiness: [], close: () => memoryLimiter.close(),
     };
   }
   const log = overrides.logger;
@@ -117,12 +114,12 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
   const liveSubscriber: Redis = await connectRedis(config.redisUrl, 'subscriber', onRedisError);
   const prefix = overrides.redisKeyPrefix ?? 'gatehouse:';
   const fallbackNotice = (error: unknown) => log?.error({ err: error }, 'redis limiter failed: limiting per instance until it is back');
+  const limiter = withFallback(createRedisLimiter(commands, prefix, () => clock.now()), memoryLimiter, fallbackNotice);
   return {
     bus: await createRedisBus({ publisher: commands, subscriber, onError: onRedisError }),
     eventNotices: createRedisEventNotices({ publisher: commands, subscriber: liveSubscriber, prefix, onError: onRedisError }),
     streamSlots: createRedisStreamSlots({ redis: commands, prefix, now: () => clock.now(), onError: onRedisError }),
-    limiter: withFallback(createRedisRateLimiter(commands, `${prefix}rl:`, () => clock.now()), memoryLimiter, fallbackNotice),
-    attempts: attemptLimiterWithFallback(createRedisAttemptLimiter(commands, `${prefix}attempts:`, () => clock.now()), memoryAttempts, fallbackNotice),
+    limiter, attempts: limiter,
     readiness: [{ name: 'redis', check: async () => void (await commands.ping()) }],
     async close() {
       await memoryLimiter.close();

@@ -3,7 +3,7 @@ import type { ClientInfo } from '../kernel/client-info.js';
 import { AppError, tooManyAttempts } from '../kernel/errors.js';
 import { isoTime, type Clock } from '../kernel/clock.js';
 import type { Database } from '../kernel/db/schema.js';
-import type { AttemptLimiter } from '../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../kernel/limits/limiter.js';
 import { presentAgent, presentChat, presentEndpoint, presentMessage, type ChatRow } from '../platform/index.js';
 import { presentApiKey } from '../access/index.js';
 import { hasPassword, type SecurityLog, type UserRow } from '../identity/index.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { AttemptLimiter } from '../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../kernel/limits/limiter.js';
 import { AppError } from '../kernel/errors.js';
 import { addResponses, prependOnRequest } from './route-hooks.js';
 import { problemResponses } from './schemas.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { RateDecision } from '../kernel/limits/rate-limiter.js';
+import type { RateDecision } from '../kernel/limits/limiter.js';
 
 // The policy string changes only with an account's limits; most traffic comes from a few
 // accounts, so remembering the last one saves building it on nearly every request.

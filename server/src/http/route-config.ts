@@ -1,4 +1,4 @@
-import type { RateDecision } from '../kernel/limits/rate-limiter.js';
+import type { RateDecision } from '../kernel/limits/limiter.js';
 import type { Scope } from '../kernel/access-terms/scopes.js';
 import type { AuthContext, Membership } from '../kernel/access-terms/credentials.js';
 

@@ -1,4 +1,4 @@
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { AuthContext } from '../../http/route-config.js';
 import { AppError } from '../../kernel/errors.js';
 

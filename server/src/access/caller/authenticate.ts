@@ -7,7 +7,7 @@ import { atLeast, insufficientRole, ROLE_SCOPES, roleForScope, type OrgRole } fr
 import { isId } from '../../kernel/ids.js';
 import { clientOf } from '../../kernel/client-info.js';
 import type { AuditActor } from '../organizations/audit-log.js';
-import type { RateDecision, RateLimiter } from '../../kernel/limits/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../../kernel/limits/limiter.js';
 import { limitsFor } from '../../kernel/access-terms/tiers.js';
 import type { AuthContext, AuthRequirement, BudgetMode } from '../../http/route-config.js';
 import { challenge, parseBearer, REALM } from '../../http/caller.js';

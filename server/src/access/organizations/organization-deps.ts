@@ -4,7 +4,7 @@ import type { Bus } from '../../kernel/bus.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { DialectName } from '../../kernel/db/database.js';
 import type { Database } from '../../kernel/db/schema.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
 import type { OrganizationCache } from './organization-cache.js';

@@ -1,4 +1,4 @@
-import type { BudgetState, WindowState } from '../../kernel/limits/rate-limiter.js';
+import type { BudgetState, WindowState } from '../../kernel/limits/limiter.js';
 import { isTier } from '../../kernel/access-terms/tiers.js';
 import type { OrganizationRow } from '../organizations/organizations.repository.js';
 

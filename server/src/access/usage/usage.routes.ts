@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/caller.js';
 import { requireOrganization } from '../../http/caller.js';
 import { problemResponses, StringEnum } from '../../http/schemas.js';
-import type { RateLimiter } from '../../kernel/limits/rate-limiter.js';
+import type { RateLimiter } from '../../kernel/limits/limiter.js';
 import { limitsFor, TIERS } from '../../kernel/access-terms/tiers.js';
 import { presentUsage } from './usage.presenter.js';
 import { GRANULARITIES } from './usage-buckets.js';

@@ -8,7 +8,7 @@ import type { OrganizationCache } from '../organizations/organization-cache.js';
 import { ROLE_SCOPES } from '../../kernel/access-terms/roles.js';
 import { isServiceScope } from '../../kernel/access-terms/scopes.js';
 import type { AccessTokens, AccountCache } from '../../identity/index.js';
-import type { BudgetState, RateLimiter } from '../../kernel/limits/rate-limiter.js';
+import type { BudgetState, RateLimiter } from '../../kernel/limits/limiter.js';
 
 /** Why a credential is or is not good for a call, as POST /v1/auth/verify answers it. */
 export const VERIFICATION_CODES = ['valid', 'not_found', 'revoked', 'expired', 'disabled', 'insufficient_scope', 'rate_limited', 'usage_exceeded'] as const;

@@ -1,6 +1,6 @@
 import type { ClientInfo } from '../../kernel/client-info.js';
 import { AppError, tooManyAttempts } from '../../kernel/errors.js';
-import type { AttemptBucket, AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptBucket, AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { SecurityLog } from '../security-log/security-log.js';
 import type { SessionsService, TokenResponse } from '../sessions/sessions.service.js';
 import { hasPassword, normalizeEmail, type UsersRepository } from '../users/users.repository.js';

@@ -6,7 +6,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { isoTime } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
 import { isUniqueViolation } from '../../kernel/db/errors.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import type { AccountCache } from '../users/account-cache.js';
 import { admitUnprovenConfirmation, holdsUnprovenAddress, logRemovedSignInMethods, removeUnprovenSignInMethods } from '../users/unproven-address.js';

@@ -3,7 +3,7 @@ import type { ClientInfo } from '../../kernel/client-info.js';
 import { AppError, fieldError, tooManyAttempts } from '../../kernel/errors.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
 import type { SecurityLog } from '../security-log/security-log.js';

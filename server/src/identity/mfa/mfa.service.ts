@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import type { ClientInfo } from '../../kernel/client-info.js';
 import { AppError, fieldError, tooManyAttempts } from '../../kernel/errors.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
-import type { AttemptBucket, AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptBucket, AttemptLimiter } from '../../kernel/limits/limiter.js';
 import { secretSealer } from '../../kernel/sealed-secrets.js';
 import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';

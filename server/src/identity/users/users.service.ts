@@ -3,7 +3,7 @@ import { cleanName } from '../../kernel/names.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import { isUniqueViolation } from '../../kernel/db/errors.js';
 import { newId } from '../../kernel/ids.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { PasswordHasher } from '../passwords/password-hasher.js';
 import { assertPasswordAcceptable } from '../passwords/password-policy.js';
 import type { AccountCache } from './account-cache.js';

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { AppError, fieldError, tooManyAttempts } from '../../kernel/errors.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { Database, WebhookEndpointsTable } from '../../kernel/db/schema.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import { EVENT_RETENTION_MS } from '../../kernel/events/event-retention.js';
 import { recordAudit, type AuditActor } from '../../access/index.js';
 import { listDeliveries } from './deliveries.repository.js';

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { DialectName } from '../../kernel/db/database.js';
 import type { Database } from '../../kernel/db/schema.js';
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { EventSignal } from '../../kernel/events/event-signal.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { createDeliveryWorker } from './delivery-worker.js';

@@ -1,4 +1,4 @@
-import type { AttemptLimiter } from '../../kernel/limits/attempt-limiter.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, fieldError } from '../../kernel/errors.js';
 import { toPage } from '../../kernel/pagination.js';
