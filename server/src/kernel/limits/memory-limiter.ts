@@ -83,12 +83,19 @@ export function createMemoryLimiter(now: () => number = Date.now, max = { budget
     attempts.set(b.key, { level, at: t, emptyAt });
   }
 
+  // Scratch for every take (a take here is synchronous, so two never overlap): the account routes
+  // take on every request to them, and arrays of their own were most of a take's allocation.
+  const found: (Attempts | undefined)[] = [];
+  const levels: number[] = [];
   function takeNow(buckets: readonly AttemptBucket[]): LimitDecision {
     const t = now();
-    const levels: number[] = [];
-    for (const b of buckets) levels.push(drain(attempts.get(b.key), t, b.limit, b.windowSeconds * 1000));
+    for (let i = 0; i < buckets.length; i++) {
+      const b = buckets[i]!;
+      found[i] = attempts.get(b.key);
+      levels[i] = drain(found[i], t, b.limit, b.windowSeconds * 1000);
+    }
     const decision = decideTake(buckets, levels);
-    if (decision.allowed) for (let i = 0; i < buckets.length; i++) setLevel(buckets[i]!, attempts.get(buckets[i]!.key), levels[i]! + 1, t);
+    if (decision.allowed) for (let i = 0; i < buckets.length; i++) setLevel(buckets[i]!, found[i], levels[i]! + 1, t);
     return decision;
   }
 
