@@ -115,9 +115,9 @@ return out
 /** Bounds how long one script call holds Redis (each decision is a handful of commands). */
 const MAX_BATCH = 256;
 
-/** A decision waiting for its turn's script call. */
+/** A decision waiting for its turn's script call: a budget request ('b': the account's budget, and the API key's own when it has one) or a take or give-back of attempts ('a'). */
 type Pending =
-  | { kind: 'b'; budget: string; limits: Limits; cost: number; key: string | undefined; keyLimits: Limits | undefined; answer: Answer<RateDecision> }
+  | { kind: 'b'; budget: string; limits: Limits; cost: number; apiKey: string | undefined; apiKeyLimits: Limits | undefined; answer: Answer<RateDecision> }
   | { kind: 'a'; buckets: readonly AttemptBucket[]; cost: 1; answer: Answer<LimitDecision> }
   | { kind: 'a'; buckets: readonly AttemptBucket[]; cost: -1; answer: Answer<true> };
 
@@ -148,10 +148,10 @@ export function createRedisLimiter(redis: Redis, prefix = 'gatehouse:', now: () 
     for (const p of batch) {
       if (p.kind === 'b') {
         keys.push(p.budget);
-        argv.push('b', p.cost, p.key === undefined ? 1 : 2, p.limits.per_minute, p.limits.per_day);
-        if (p.key !== undefined) {
-          keys.push(p.key);
-          argv.push(p.keyLimits!.per_minute, p.keyLimits!.per_day);
+        argv.push('b', p.cost, p.apiKey === undefined ? 1 : 2, p.limits.per_minute, p.limits.per_day);
+        if (p.apiKey !== undefined) {
+          keys.push(p.apiKey);
+          argv.push(p.apiKeyLimits!.per_minute, p.apiKeyLimits!.per_day);
         }
         continue;
       }
@@ -168,7 +168,7 @@ export function createRedisLimiter(redis: Redis, prefix = 'gatehouse:', now: () 
         answerEach(batch, (p) => {
           if (p.kind === 'b') {
             const account = meter(p.limits);
-            const key = p.key === undefined ? undefined : meter(p.keyLimits!);
+            const key = p.apiKey === undefined ? undefined : meter(p.apiKeyLimits!);
             return p.answer(null, decide({ now: at, account, key, cost: p.cost }).decision);
           }
           const levels: number[] = [];
@@ -190,7 +190,7 @@ export function createRedisLimiter(redis: Redis, prefix = 'gatehouse:', now: () 
 
   const consumeThen: Limiter['consumeThen'] = (accountId, limits, answer, options) => {
     const key = options?.key;
-    enqueue({ kind: 'b', budget: budgets + accountId, limits, cost: options?.cost ?? 1, key: key && `${budgets}key:${key.id}`, keyLimits: key?.limits, answer });
+    enqueue({ kind: 'b', budget: budgets + accountId, limits, cost: options?.cost ?? 1, apiKey: key && `${budgets}key:${key.id}`, apiKeyLimits: key?.limits, answer });
   };
   const takeThen: Limiter['takeThen'] = (buckets, answer) => enqueue({ kind: 'a', buckets, cost: 1, answer });
   return {
