@@ -57,7 +57,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     return user;
   }
 
-  /** Taken before the hash is checked and given back when it matched (see attempt-limiter.ts). */
+  /** Taken before the hash is checked and given back when it matched (see kernel/limits/limiter.ts). */
   async function checkPassword(user: UserRow, password: string, field: string): Promise<void> {
     const attempt = [{ key: `password-check-fail:user:${user.id}`, limit: deps.maxFailures, windowSeconds: PASSWORD_CHECK_WINDOW_S }];
     if (!hasPassword(user)) throw fieldError(field, 'no_password', 'This account has no password yet: set one with “Forgot password”, or use the sign-in method it has.');
