@@ -85,12 +85,12 @@ async function startServer(deployment) {
 /**
  * Another server process on a started deployment's storage (the same database and Redis), from
  * `root`/server: a second version of the code measured against the same data, or (`env`) the same
- * code configured otherwise (LOG_LEVEL). It has an in-process reference of its own when the
+ * code configured otherwise (LOG_LEVEL; `nodeArgs` instead of the deployment's). It has an in-process reference of its own when the
  * deployment has one. Stopped by `teardown` of the deployment it returns, which owns nothing else.
  */
-export async function startAnotherServer(deployment, root, name, { env = {} } = {}) {
+export async function startAnotherServer(deployment, root, name, { env = {}, nodeArgs = deployment.nodeArgs } = {}) {
   const port = await freePort();
-  const other = { ...newDeployment(deployment.mode, root, name), env: { ...deployment.env, PORT: String(port), ...env }, nodeArgs: deployment.nodeArgs, base: `http://127.0.0.1:${port}` };
+  const other = { ...newDeployment(deployment.mode, root, name), env: { ...deployment.env, PORT: String(port), ...env }, nodeArgs, base: `http://127.0.0.1:${port}` };
   if (deployment.reference) await withReference(other);
   await startServer(other);
   return other;

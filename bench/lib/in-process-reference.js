@@ -18,6 +18,7 @@
 //                      has migrated by then) for the bench account, and loads the server's ids.ts
 //                      (tsx is registered by then); the ceiling's routes answer only after it
 //   POST /bench/trace/start, POST /bench/trace/stop: the critical path of requests, below
+//   POST /bench/log-line { lines }: what one access line costs, below
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -55,7 +56,49 @@ async function start() {
     return { tracing: true };
   });
   app.post('/bench/trace/stop', async () => tracer.stop());
+  app.post('/bench/log-line', async (request) => logLineCost(serverRoot, request.body?.lines ?? 10_000, request.body?.repeats ?? 5));
   await app.listen({ port: referencePort, host: process.env.HOST || '127.0.0.1' });
+}
+
+/**
+ * What one access line costs, apart from any load: the server's own logger (createLogger, as
+ * main.ts builds it, writing to this process's stdout) and its per-request child
+ * (deferredChildLoggerFactory, as Fastify calls it with the request id), writing the line the
+ * onResponse hook writes, `lines` times in a row; the CPU of the process per line at LOG_LEVEL=info
+ * less the same loop at warn (no line written), `repeats` times alternately, medians. A loop runs
+ * warm: a request pays more for the same code (cold caches after the rest of its work).
+ */
+async function logLineCost(serverRoot, lines, repeats) {
+  const load = (path) => import(pathToFileURL(join(serverRoot, 'src', ...path.split('/'))).href);
+  let createLogger;
+  let childFactory;
+  try {
+    ({ createLogger } = await load('infra/logger.ts'));
+    ({ deferredChildLoggerFactory: childFactory } = await load('http/request-logger.ts'));
+  } catch (error) {
+    return { error: `the server's logger modules moved: ${error.message}` };
+  }
+  if (typeof createLogger !== 'function' || typeof childFactory !== 'function') return { error: 'createLogger or deferredChildLoggerFactory not found' };
+  const run = (level) => {
+    const root = createLogger(level);
+    const started = process.cpuUsage();
+    for (let i = 0; i < lines; i++) {
+      const log = childFactory(root, { reqId: `req_01bench${String(i).padStart(18, '0')}` }, {}, undefined);
+      log.info({ method: 'GET', url: '/v1/usage', status: 200, ms: 1 }, 'request');
+    }
+    const used = process.cpuUsage(started);
+    root.flush?.();
+    return (used.user + used.system) / lines;
+  };
+  const info = [];
+  const warn = [];
+  for (let r = 0; r < repeats; r++) {
+    warn.push(run('warn'));
+    info.push(run('info'));
+  }
+  const med = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  const each = info.map((v, i) => v - warn[i]);
+  return { lines, repeats, infoUs: med(info), warnUs: med(warn), lineUs: med(each), minUs: Math.min(...each), maxUs: Math.max(...each) };
 }
 
 // Tracing. Between start and stop, every HTTP request the process serves (on either port) is
