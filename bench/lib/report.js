@@ -41,9 +41,11 @@ export function verdict(r, goal, direction = 'at least') {
   return { met, text: `${met ? 'met' : 'MISSED'}${borderline ? ' (borderline)' : ''}` };
 }
 
-export function markdown(head, rows, leftColumns = 2) {
+/** `left`: how many columns from the left are left-aligned, or a list of the indices that are. */
+export function markdown(head, rows, left = 2) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  return [line(head), `|${head.map((_, i) => (i < leftColumns ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n');
+  const isLeft = (i) => (Array.isArray(left) ? left.includes(i) : i < left);
+  return [line(head), `|${head.map((_, i) => (isLeft(i) ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 /**
@@ -103,7 +105,7 @@ export function goalTable(issueGoals, measured) {
     const borderline = m.verdict.text.includes('borderline') ? ' (borderline)' : '';
     return [m.what ?? g.what, m.measured, m.rounds, m.goal ?? g.goal, `${m.verdict.met ? 'met' : 'NOT MET'}${borderline}`, m.verdict.met ? '' : (m.profile ?? '')];
   });
-  const text = markdown(['goal line', 'measured (median)', 'per-round range', 'goal', 'verdict', 'not met: the profile to run'], rows, 1);
+  const text = markdown(['goal line', 'measured (median)', 'per-round range', 'goal', 'verdict', 'not met: the profile to run'], rows, [0, 4, 5]);
   return { text, met, missed, unmeasured: issueGoals.length - met - missed, total: issueGoals.length };
 }
 

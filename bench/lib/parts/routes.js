@@ -416,7 +416,7 @@ export async function runRoutes(ctx) {
   if (traceRows.length) {
     sections.push({
       title: `Writes: round trips on the critical path (${TRACED} requests each, one at a time, traced inside the process)`,
-      text: markdown(['mode', 'route', 'server', 'round trips, median (min–max)', 'on the path: pg / Redis / SQLite statements', 'after the answer: pg / Redis / SQLite', 'ms', 'on the path (a median request)'], traceRows, 3) +
+      text: markdown(['mode', 'route', 'server', 'round trips, median (min–max)', 'on the path: pg / Redis / SQLite statements', 'after the answer: pg / Redis / SQLite', 'ms', 'on the path (a median request)'], traceRows, [0, 1, 2, 7]) +
         '\n\nA round trip: a PostgreSQL query (pg sends one at a time per connection) or a Redis reply awaited; operations in flight together count once. ' +
         'SQLite statements make none. "After the answer": started during the request or before the next one, finished after its answer was sent (off the critical path).',
     });
