@@ -218,7 +218,7 @@ async function main() {
   // The issue's goals, one table; then any other part's checks (login, growth, a --compare server's).
   const measured = Object.values(outcomes).flatMap((o) => o.goals);
   const table = goalTable(ISSUE_GOALS, measured);
-  console.log(`\n## Goals: ${table.met} met, ${table.missed} not met, ${table.unmeasured} not measured in this run (of ${table.total}); ` +
+  console.log(`\n## Goals: ${table.met} met, ${table.missed} not met, ${table.unmeasured} not measured in this run${table.unjudged ? `, ${table.unjudged} not judged` : ''} (of ${table.total}); ` +
     `server CPU per request, medians over ${schedule.rounds} rounds\n\n${table.text}`);
   const issueIds = new Set(ISSUE_GOALS.map((g) => g.id));
   const others = goalLines(measured.filter((g) => !issueIds.has(g.id)));

@@ -8,8 +8,8 @@ export function median(values) {
 
 export const int = (n) => Math.round(n).toLocaleString('en-US');
 export const pct = (n) => `${(n * 100).toFixed(0)}%`;
-export const ms = (n) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
-export const times = (n) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`;
+export const ms = (n) => (!Number.isFinite(n) ? '∞' : n < 10 ? n.toFixed(1) : n.toFixed(0));
+export const times = (n) => (!Number.isFinite(n) ? '∞' : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`);
 const known = (values) => values.every((v) => typeof v === 'number');
 
 /** Median, min–max and spread ((max − min) / median) of one field over the rounds. */
@@ -100,13 +100,15 @@ export function goalTable(issueGoals, measured) {
   const rows = issueGoals.map((g) => {
     const m = byId.get(g.id);
     if (!m) return [g.what, 'not measured', '', g.goal, '–', `measured by \`npm run bench -- ${g.needs}\``];
+    if (m.verdict.judged === false) return [m.what ?? g.what, m.measured, m.rounds, m.goal ?? g.goal, 'not judged', m.profile ?? ''];
     if (m.verdict.met) met++;
     else missed++;
     const borderline = m.verdict.text.includes('borderline') ? ' (borderline)' : '';
     return [m.what ?? g.what, m.measured, m.rounds, m.goal ?? g.goal, `${m.verdict.met ? 'met' : 'NOT MET'}${borderline}`, m.verdict.met ? '' : (m.profile ?? '')];
   });
   const text = markdown(['goal line', 'measured (median)', 'per-round range', 'goal', 'verdict', 'not met: the profile to run'], rows, [0, 4, 5]);
-  return { text, met, missed, unmeasured: issueGoals.length - met - missed, total: issueGoals.length };
+  const unjudged = measured.filter((g) => byId.has(g.id) && g.verdict.judged === false && issueGoals.some((x) => x.id === g.id)).length;
+  return { text, met, missed, unmeasured: issueGoals.length - met - missed - unjudged, unjudged, total: issueGoals.length };
 }
 
 /** One line per goal: `met`/`MISSED`, what, the measured value, the goal, the per-round range. */
