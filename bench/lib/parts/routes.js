@@ -455,6 +455,11 @@ export async function runRoutes(ctx) {
         `${ms(stats(g, 'p99').median)} / ${ms(stats(c, 'p99').median)}`, `${times(r.value)} (${rangeOf(r)})`, `${ms(stats(g, 'max').median)} / ${ms(stats(c, 'max').median)}`,
         `${unanswered(g)} / ${unanswered(c)}`, cpuKnown(g, c) ? `${us(cpuMedian(g))} / ${us(cpuMedian(c))}` : 'n/a']);
       goal(`p99:${e.mode}:${e.route}`, `${MODE_NAMES[e.mode]} ${ROUTE_LABELS[e.route]}: p99 at ${ctx.writeRate} req/s ÷ the ceiling's`, r, ROUTE_GOALS.p99, { profile: profileCommand(e.mode, e.route) });
+      const ceilingRate = stats(c, 'rps').median;
+      if (Number.isFinite(stats(c, 'p99').median) && ceilingRate < 0.95 * ctx.writeRate) {
+        // Both queued: the ratio compares two backlogs, not two servers at the rate asked.
+        goals.at(-1).measured += ` (the ceiling too fell behind: ${int(ceilingRate)} of ${ctx.writeRate} req/s)`;
+      }
       if (!Number.isFinite(stats(c, 'p99').median)) {
         // Neither kept up: the ratio says nothing. Judge it at a rate the ceiling sustains here.
         Object.assign(goals.at(-1), { measured: `the ceiling did not sustain ${ctx.writeRate} req/s either`, verdict: { met: false, judged: false, text: 'not judged' }, profile: 'on a quieter machine, or --write-rate lower' });
