@@ -37,7 +37,7 @@ function ownership(teams, { orgId, userId }) {
 /**
  * The store of every route below on `url` (sqlite:<file> or postgres://…), for `owners`
  * ({ orgId, userId }: the one the schema needs). `require` loads better-sqlite3 and pg (the
- * server's own); `newId` is the server's core/ids.ts.
+ * server's own); `newId` is the server's (see idsModule).
  */
 export async function openCeilingStore(url, owners, { require, newId }) {
   return url.startsWith('sqlite:') ? sqliteStore(url.slice('sqlite:'.length), owners, require, newId) : pgStore(url, owners, require, newId);

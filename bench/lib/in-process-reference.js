@@ -16,6 +16,7 @@
 // Routes besides the ceiling's (`/healthz` included) and `GET /` (hello-world):
 //   POST /bench/open   { orgId?, userId? }: opens the store on DATABASE_URL (the database Gatehouse
 //                      has migrated by then) for the bench account, and loads the server's ids.ts
+//                      (src/kernel/ids.ts, or src/core/ids.ts in a server from before the kernel)
 //                      (tsx is registered by then); the ceiling's routes answer only after it
 //   POST /bench/trace/start, POST /bench/trace/stop: the critical path of requests, below
 //   POST /bench/log-line { lines }: what one access line costs, below
@@ -24,7 +25,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { openCeilingStore, registerCeilingRoutes } from './ceiling-routes.js';
+import { existsSync } from 'node:fs';
+import { idsModule, openCeilingStore, registerCeilingRoutes } from './ceiling-routes.js';
 
 const referencePort = Number(process.env.BENCH_REFERENCE_PORT);
 if (referencePort) await start();
@@ -42,7 +44,7 @@ async function start() {
   app.get('/', async () => ({ hello: 'world' }));
   registerCeilingRoutes(app, store, ids);
   app.post('/bench/open', async (request) => {
-    const { newId } = await import(pathToFileURL(join(serverRoot, 'src', 'core', 'ids.ts')).href);
+    const { newId } = await import(idsModule(serverRoot));
     ids.current = newId;
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error('DATABASE_URL is not set');
@@ -69,11 +71,15 @@ async function start() {
  * warm: a request pays more for the same code (cold caches after the rest of its work).
  */
 async function logLineCost(serverRoot, lines, repeats) {
-  const load = (path) => import(pathToFileURL(join(serverRoot, 'src', ...path.split('/'))).href);
+  // The first path of each that exists: the server's layout, or one from before the kernel.
+  const load = (...paths) => {
+    const found = paths.map((p) => join(serverRoot, 'src', ...p.split('/'))).find((p) => existsSync(p));
+    return found ? import(pathToFileURL(found).href) : Promise.reject(new Error(`none of ${paths.join(', ')}`));
+  };
   let createLogger;
   let childFactory;
   try {
-    ({ createLogger } = await load('infra/logger.ts'));
+    ({ createLogger } = await load('kernel/logger.ts', 'infra/logger.ts'));
     ({ deferredChildLoggerFactory: childFactory } = await load('http/request-logger.ts'));
   } catch (error) {
     return { error: `the server's logger modules moved: ${error.message}` };

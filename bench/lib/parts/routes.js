@@ -8,6 +8,7 @@
 // Gatehouse process at LOG_LEVEL=info, production's default), the round trips of a write's
 // critical path (traced in the process, one request at a time) and, on PostgreSQL + Redis, the p99
 // of the writes at a fixed rate.
+import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -138,9 +139,14 @@ function fixedRateTarget(ctx, id, mode, label, base, request, credential, proces
   };
 }
 
-/** A server's migrations: two servers share a database only when they agree on its schema. */
+/**
+ * A server's migrations: two servers share a database only when they agree on its schema. In
+ * src/kernel/db/migrations, or src/infra/db/migrations in a server from before the kernel.
+ */
 async function migrationsOf(root) {
-  return (await readdir(join(root, 'server', 'src', 'infra', 'db', 'migrations'))).filter((f) => /^\d{4}-.*(?<!\.test)\.ts$/.test(f)).sort().join(' ');
+  const dir = ['kernel', 'infra'].map((d) => join(root, 'server', 'src', d, 'db', 'migrations')).find((d) => existsSync(d));
+  if (!dir) throw new Error(`no migrations folder in ${root}/server/src (kernel/db or infra/db)`);
+  return (await readdir(dir)).filter((f) => /^\d{4}-.*(?<!\.test)\.ts$/.test(f)).sort().join(' ');
 }
 
 /**
