@@ -1,163 +1,30 @@
-// The ceiling of each platform route: a bare Fastify server doing the same SQL as Gatehouse on
-// the same database, with prepared statements and nothing else (no authentication, no limiter,
-// no hooks, no logger, no validation). It answers for one organization, CEILING_ORG_ID: every
-// query is scoped by org_id and the caps are counters of the organization's row, as Gatehouse's
-// services do since issue 21 (migration 0014). On a database from before it (owner column user_id,
-// counters on users: a release compared with `--compare`) it answers for CEILING_USER_ID instead.
-// Run from the repository root with `node --import tsx bench/ceiling-server.js` (ids come from
-// the server's own kernel/ids.ts, so what it writes sorts among Gatehouse's rows as theirs do).
+// The ceiling of each platform route: a bare Fastify server, in a process of its own, doing the
+// same SQL as Gatehouse on the same database, with prepared statements and nothing else (no
+// authentication, no limiter, no hooks, no logger, no validation): the routes of
+// lib/ceiling-routes.js, which the in-process reference (lib/in-process-reference.js) serves too.
+// It answers for one organization, CEILING_ORG_ID (on a database from before organizations, for
+// CEILING_USER_ID). Run from the repository root with `node --import tsx bench/ceiling-server.js`
+// (ids come from the server's own kernel/ids.ts, core/ids.ts before the kernel, so what it writes
+// sorts among Gatehouse's rows as theirs do).
 //   CEILING_DATABASE_URL  sqlite:<file> or postgres://…  (the database Gatehouse migrated)
 //   CEILING_ORG_ID        the organization every route answers for (the bench account's personal one)
 //   CEILING_USER_ID       the account, on a database from before organizations
 //   PORT, HOST
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { idsModule, openCeilingStore, registerCeilingRoutes } from './lib/ceiling-routes.js';
 
 const serverPackage = fileURLToPath(new URL('../server/package.json', import.meta.url));
 const require = createRequire(serverPackage);
 const Fastify = require('fastify');
-const { newId } = await import(new URL('../server/src/kernel/ids.ts', import.meta.url).href);
+const { newId } = await import(idsModule(fileURLToPath(new URL('../server', import.meta.url))));
 
 const url = process.env.CEILING_DATABASE_URL;
 if (!url) throw new Error('CEILING_DATABASE_URL is required');
-const CAP = 2_147_483_647; // the caps Gatehouse checks, as one more condition in the same UPDATE
-
-/**
- * Who owns the rows, in the schema the database has: `owner` the column every owned table is
- * scoped by, `holder` the table whose row counts what the owner holds (the caps), `id` the owner.
- */
-function ownership(teams) {
-  const id = teams ? process.env.CEILING_ORG_ID : process.env.CEILING_USER_ID;
-  if (!id) throw new Error(teams ? 'CEILING_ORG_ID is required (the database has organizations)' : 'CEILING_USER_ID is required (the database predates organizations)');
-  return teams ? { owner: 'org_id', holder: 'organizations', id } : { owner: 'user_id', holder: 'users', id };
-}
-const store = url.startsWith('sqlite:') ? sqliteStore(url.slice('sqlite:'.length)) : await pgStore(url);
-
-/** Every query of the routes below, prepared once, on Gatehouse's SQLite settings. */
-function sqliteStore(path) {
-  const Database = require('better-sqlite3');
-  const db = new Database(path, { fileMustExist: true });
-  for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'cache_size = -65536', 'mmap_size = 268435456']) db.pragma(pragma);
-  const { owner, holder, id: ownerId } = ownership(db.prepare("select 1 from pragma_table_info('agents') where name = 'org_id'").get() !== undefined);
-  const q = {
-    agent: db.prepare(`select * from agents where ${owner} = ? and id = ?`),
-    agents: db.prepare(`select * from agents where ${owner} = ? order by id desc limit ?`),
-    chats: db.prepare(`select * from chats where ${owner} = ? order by id desc limit ?`),
-    chat: db.prepare(`select * from chats where ${owner} = ? and id = ?`),
-    messages: db.prepare(`select * from messages where chat_id = ? and ${owner} = ? order by id desc limit ?`),
-    takeMessage: db.prepare(`update chats set message_count = message_count + 1, updated_at = ? where id = ? and ${owner} = ? and message_count < ? returning agent_id`),
-    insertMessage: db.prepare(`insert into messages (id, chat_id, ${owner}, role, content, created_at) values (?, ?, ?, ?, ?, ?)`),
-    takeAgent: db.prepare(`update ${holder} set agent_count = agent_count + 1 where id = ? and agent_count < ?`),
-    insertAgent: db.prepare(`insert into agents (id, ${owner}, name, description, instructions, model, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    insertEvent: db.prepare(`insert into events (id, ${owner}, type, data, created_at) values (?, ?, ?, ?, ?)`),
-  };
-  const postMessage = db.transaction((chatId, message) => {
-    const chat = q.takeMessage.get(message.created_at, chatId, ownerId, CAP);
-    if (!chat) return null;
-    q.insertMessage.run(message.id, chatId, ownerId, message.role, message.content, message.created_at);
-    q.insertEvent.run(newId('event'), ownerId, 'chat.message.created', JSON.stringify({ ...message, agent_id: chat.agent_id }), message.created_at);
-    return message;
-  });
-  const createAgent = db.transaction((agent) => {
-    if (q.takeAgent.run(ownerId, CAP).changes === 0) return null;
-    q.insertAgent.run(agent.id, ownerId, agent.name, agent.description, agent.instructions, agent.model, agent.metadata, agent.created_at, agent.updated_at);
-    q.insertEvent.run(newId('event'), ownerId, 'agent.created', JSON.stringify(presentAgent(agent)), agent.created_at);
-    return agent;
-  });
-  return {
-    agent: async (id) => q.agent.get(ownerId, id),
-    agents: async (limit) => q.agents.all(ownerId, limit + 1),
-    chats: async (limit) => q.chats.all(ownerId, limit + 1),
-    messages: async (chatId, limit) => {
-      const rows = q.messages.all(chatId, ownerId, limit + 1);
-      return rows.length === 0 && !q.chat.get(ownerId, chatId) ? null : rows;
-    },
-    postMessage: async (chatId, message) => postMessage(chatId, message),
-    createAgent: async (agent) => createAgent(agent),
-  };
-}
-
-/** The same statements on PostgreSQL, each a named (prepared) query, over a pool like Gatehouse's. */
-async function pgStore(connectionString) {
-  const pg = require('pg');
-  const pool = new pg.Pool({ connectionString, max: 10 });
-  const teams = (await pool.query("select 1 from information_schema.columns where table_schema = current_schema() and table_name = 'agents' and column_name = 'org_id'")).rowCount > 0;
-  const { owner, holder, id: ownerId } = ownership(teams);
-  const query = (client, name, text, values) => client.query({ name, text, values }).then((r) => r.rows);
-  const inTransaction = async (work) => {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const result = await work(client);
-      await client.query(result === null ? 'rollback' : 'commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback');
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-  return {
-    agent: async (id) => (await query(pool, 'agent', `select * from agents where ${owner} = $1 and id = $2`, [ownerId, id]))[0],
-    agents: (limit) => query(pool, 'agents', `select * from agents where ${owner} = $1 order by id desc limit $2`, [ownerId, limit + 1]),
-    chats: (limit) => query(pool, 'chats', `select * from chats where ${owner} = $1 order by id desc limit $2`, [ownerId, limit + 1]),
-    messages: async (chatId, limit) => {
-      const rows = await query(pool, 'messages', `select * from messages where chat_id = $1 and ${owner} = $2 order by id desc limit $3`, [chatId, ownerId, limit + 1]);
-      if (rows.length > 0) return rows;
-      return (await query(pool, 'chat', `select * from chats where ${owner} = $1 and id = $2`, [ownerId, chatId])).length ? rows : null;
-    },
-    postMessage: (chatId, message) =>
-      inTransaction(async (client) => {
-        const [chat] = await query(client, 'take-message', `update chats set message_count = message_count + 1, updated_at = $1 where id = $2 and ${owner} = $3 and message_count < $4 returning agent_id`, [message.created_at, chatId, ownerId, CAP]);
-        if (!chat) return null;
-        await query(client, 'insert-message', `insert into messages (id, chat_id, ${owner}, role, content, created_at) values ($1, $2, $3, $4, $5, $6)`, [message.id, chatId, ownerId, message.role, message.content, message.created_at]);
-        await query(client, 'insert-event', `insert into events (id, ${owner}, type, data, created_at) values ($1, $2, $3, $4, $5)`, [newId('event'), ownerId, 'chat.message.created', JSON.stringify({ ...message, agent_id: chat.agent_id }), message.created_at]);
-        return message;
-      }),
-    createAgent: (agent) =>
-      inTransaction(async (client) => {
-        const taken = await client.query({ name: 'take-agent', text: `update ${holder} set agent_count = agent_count + 1 where id = $1 and agent_count < $2`, values: [ownerId, CAP] });
-        if (taken.rowCount === 0) return null;
-        await query(client, 'insert-agent', `insert into agents (id, ${owner}, name, description, instructions, model, metadata, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [agent.id, ownerId, agent.name, agent.description, agent.instructions, agent.model, agent.metadata, agent.created_at, agent.updated_at]);
-        await query(client, 'insert-event', `insert into events (id, ${owner}, type, data, created_at) values ($1, $2, $3, $4, $5)`, [newId('event'), ownerId, 'agent.created', JSON.stringify(presentAgent(agent)), agent.created_at]);
-        return agent;
-      }),
-  };
-}
-
-function presentAgent(row) {
-  return { id: row.id, name: row.name, description: row.description, instructions: row.instructions, model: row.model, metadata: JSON.parse(row.metadata), created_at: row.created_at, updated_at: row.updated_at };
-}
-const presentChat = (c) => ({ id: c.id, agent_id: c.agent_id, title: c.title, created_at: c.created_at, updated_at: c.updated_at });
-const presentMessage = (m) => ({ id: m.id, chat_id: m.chat_id, role: m.role, content: m.content, created_at: m.created_at });
-const page = (rows, limit, present) => ({ data: rows.slice(0, limit).map(present), next_cursor: rows.length > limit ? rows[limit - 1].id : null });
-const limitOf = (request) => Math.min(100, Math.max(1, Number(request.query.limit ?? 20) || 20));
+const store = { current: await openCeilingStore(url, { orgId: process.env.CEILING_ORG_ID, userId: process.env.CEILING_USER_ID }, { require, newId }) };
 
 const app = Fastify({ logger: false });
-app.get('/v1/agents/:id', async (request, reply) => {
-  const row = await store.agent(request.params.id);
-  return row ? presentAgent(row) : reply.code(404).send({ code: 'not_found' });
-});
-app.get('/v1/agents', async (request) => page(await store.agents(limitOf(request)), limitOf(request), presentAgent));
-app.get('/v1/chats', async (request) => page(await store.chats(limitOf(request)), limitOf(request), presentChat));
-app.get('/v1/chats/:id/messages', async (request, reply) => {
-  const rows = await store.messages(request.params.id, limitOf(request));
-  return rows ? page(rows, limitOf(request), presentMessage) : reply.code(404).send({ code: 'not_found' });
-});
-app.post('/v1/chats/:id/messages', async (request, reply) => {
-  const message = { id: newId('message'), chat_id: request.params.id, role: request.body.role, content: request.body.content, created_at: new Date().toISOString() };
-  const created = await store.postMessage(request.params.id, message);
-  return created ? reply.code(201).send(presentMessage(created)) : reply.code(404).send({ code: 'not_found' });
-});
-app.post('/v1/agents', async (request, reply) => {
-  const now = new Date().toISOString();
-  const { name, model, description = '', instructions = '', metadata = {} } = request.body;
-  const agent = { id: newId('agent'), name, model, description, instructions, metadata: JSON.stringify(metadata), created_at: now, updated_at: now };
-  const created = await store.createAgent(agent);
-  return created ? reply.code(201).send(presentAgent(created)) : reply.code(422).send({ code: 'limit_reached' });
-});
-app.get('/healthz', async () => ({ status: 'ok' }));
+registerCeilingRoutes(app, store, { current: newId });
 await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
 
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -15,10 +15,11 @@ import { describePinning, planPinning } from './lib/cpu-pinning.js';
 import { runGrowth } from './lib/parts/growth.js';
 import { runLogin } from './lib/parts/login.js';
 import { ROUTE_IDS, runRoutes } from './lib/parts/routes.js';
-import { FLOOR_TARGETS, GATEHOUSE_TARGETS, GOALS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
+import { FLOOR_TARGETS, GATEHOUSE_TARGETS, MODE_NAMES, PEER_TARGETS, runThroughput } from './lib/parts/throughput.js';
+import { ISSUE_GOALS } from './lib/goals.js';
 import { stopAll } from './lib/processes.js';
 import { summarizeProfile } from './lib/profile.js';
-import { goalLines } from './lib/report.js';
+import { goalLines, goalTable } from './lib/report.js';
 import { connectRedisProbe, serverRequire, serviceVersions } from './lib/services.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -29,7 +30,9 @@ const HELP = `Usage: npm run bench [-- options]
 
   --parts LIST        ${Object.keys(PARTS).join(',')} (default all)
                         throughput: bare Fastify, Gatehouse's routes, Better Auth, same rounds
-                        routes:     every platform route and a mixed workload vs bare Fastify doing the same SQL
+                        routes:     every platform route and a mixed workload vs bare Fastify doing the same SQL,
+                                    in its own process (the ceiling) and inside Gatehouse's (the in-process
+                                    reference); the access line's cost; a write's round trips and fixed-rate p99
                         login:      POST /v1/auth/login vs raw argon2; GET p99 during logins
                         growth:     GET /v1/agents among 1,000 vs 1,000,000 agents
   --rounds N          measured rounds per target (default 5; throughput: per sitting, default 3),
@@ -49,7 +52,9 @@ const HELP = `Usage: npm run bench [-- options]
   --growth-agents N   agents in the large database (default 1000000)
   --growth-accounts N accounts in the large database (default 100000)
   --growth-modes LIST modes of the growth part (default: --modes)
-  --profile           run the throughput part's Gatehouse servers under node --cpu-prof and
+  --write-rate N      routes part, PG + Redis: the fixed rate of the writes whose p99 is compared
+                      with the ceiling's (default 500 req/s; 0: not measured)
+  --profile           run the throughput and routes parts' Gatehouse servers under node --cpu-prof and
                       summarise the profiles (numbers measured this way are slowed by the profiler)
   --pin               throughput part: the load generator on CPU 0, every server under test on
                       the other CPUs (taskset; needs 2 or more CPUs)
@@ -79,6 +84,7 @@ const { values: opts } = parseArgs({
     'growth-agents': { type: 'string', default: '1000000' },
     'growth-accounts': { type: 'string', default: '100000' },
     'growth-modes': { type: 'string' },
+    'write-rate': { type: 'string', default: '500' },
     profile: { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -99,7 +105,7 @@ const growthModes = list(opts['growth-modes'] ?? opts.modes);
 const targetIds = list(opts.targets);
 for (const id of list(opts.routes)) if (!ROUTE_IDS.includes(id)) throw new Error(`unknown route ${id} (one of ${ROUTE_IDS.join(', ')})`);
 for (const p of parts) if (!PARTS[p]) throw new Error(`unknown part ${p}`);
-for (const m of [...modes, ...growthModes]) if (!GOALS[m]) throw new Error(`unknown mode ${m}`);
+for (const m of [...modes, ...growthModes]) if (!MODE_NAMES[m]) throw new Error(`unknown mode ${m}`);
 for (const t of targetIds) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
 const growthAgents = Number(opts['growth-agents']);
 const growthAccounts = Number(opts['growth-accounts']);
@@ -177,6 +183,7 @@ async function main() {
     loginConnections: Number(opts['login-connections']),
     stormRate: Number(opts['storm-rate']),
     stormConnections: Number(opts['storm-connections']),
+    writeRate: Number(opts['write-rate']),
     growthAgents, growthAccounts,
     servers: [{ root: SERVER_ROOT, tag: '' }, ...(COMPARE_ROOT ? [{ root: COMPARE_ROOT, tag: ` [${basename(COMPARE_ROOT)}]` }] : [])],
     profileRoot: opts.profile ? join(ROOT, 'bench', 'profiles', new Date().toISOString().replace(/[:.]/g, '-')) : null,
@@ -208,8 +215,14 @@ async function main() {
     console.log('\n/v1/users/me refuses API keys by design (403 session_required, checked at setup), so the API-key path is ' +
       'measured where a key is allowed: GET /v1/usage (the goal rows) and GET /v1/agents with 20 agents.');
   }
-  const goals = goalLines(Object.values(outcomes).flatMap((o) => o.goals));
-  console.log(`\n## Goals: ${goals.met} of ${goals.total} met\n${goals.text}`);
+  // The issue's goals, one table; then any other part's checks (login, growth, a --compare server's).
+  const measured = Object.values(outcomes).flatMap((o) => o.goals);
+  const table = goalTable(ISSUE_GOALS, measured);
+  console.log(`\n## Goals: ${table.met} met, ${table.missed} not met, ${table.unmeasured} not measured in this run${table.unjudged ? `, ${table.unjudged} not judged` : ''} (of ${table.total}); ` +
+    `server CPU per request, medians over ${schedule.rounds} rounds\n\n${table.text}`);
+  const issueIds = new Set(ISSUE_GOALS.map((g) => g.id));
+  const others = goalLines(measured.filter((g) => !issueIds.has(g.id)));
+  if (others.total) console.log(`\n## Other checks: ${others.met} of ${others.total} met\n${others.text}`);
   if (opts.profile) console.log('\n(measured under --cpu-prof: the profiler slows the Gatehouse servers)');
   if (opts.json) {
     const json = Object.fromEntries(Object.entries(outcomes).map(([part, o]) => [part, { seconds: o.seconds, goals: o.goals, ...o.json }]));
@@ -219,19 +232,21 @@ async function main() {
 }
 
 /** After the servers have exited (a clean exit writes the profile): where their time went. */
-async function printProfiles(ctx, throughput) {
-  const requests = { hello: ctx.served.get(throughput.profile.hello) };
-  for (const dir of await readdir(ctx.profileRoot)) {
-    const entry = throughput.profile.profiled.find((p) => p.key === dir);
-    if (entry) requests[dir] = ctx.served.get(entry.process);
+async function printProfiles(ctx, outcomes) {
+  const entries = [];
+  if (outcomes.throughput) {
+    const { window, hello, profiled } = outcomes.throughput.profile;
+    entries.push({ dir: 'hello', name: 'bare Fastify', process: hello, window });
+    for (const p of profiled) entries.push({ dir: p.key, name: MODE_NAMES[p.key] ?? p.key, process: p.process, window });
   }
-  for (const dir of ['hello', ...(await readdir(ctx.profileRoot)).filter((d) => d !== 'hello')]) {
-    const path = join(ctx.profileRoot, dir);
+  if (outcomes.routes) for (const e of outcomes.routes.profile.entries) entries.push({ ...e, window: outcomes.routes.profile.window });
+  const present = new Set(await readdir(ctx.profileRoot));
+  for (const e of entries.filter((x) => present.has(x.dir))) {
+    const path = join(ctx.profileRoot, e.dir);
     const files = await Promise.all((await readdir(path)).filter((f) => f.endsWith('.cpuprofile')).map(async (f) => ({ f: join(path, f), size: (await stat(join(path, f))).size })));
     // The largest profile is the main thread's; tsx's loader thread writes a small one too.
     const main = files.sort((a, b) => b.size - a.size)[0];
-    const name = dir === 'hello' ? 'bare Fastify' : (MODE_NAMES[dir] ?? dir);
-    console.log(main ? `\n== CPU profile, ${name} ==\n${await summarizeProfile(main.f, { requests: requests[dir], window: throughput.profile.window })}` : `\nbench: no CPU profile was written for ${name}`);
+    console.log(main ? `\n== CPU profile, ${e.name} ==\n${await summarizeProfile(main.f, { requests: ctx.served.get(e.process), window: e.window })}` : `\nbench: no CPU profile was written for ${e.name}`);
   }
 }
 
@@ -246,5 +261,5 @@ try {
   await cleanup();
   clearTimeout(watchdog);
 }
-if (done?.ctx.profileRoot && done.outcomes.throughput) await printProfiles(done.ctx, done.outcomes.throughput);
+if (done?.ctx.profileRoot) await printProfiles(done.ctx, done.outcomes);
 process.exit(exitCode);

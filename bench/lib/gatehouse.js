@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, run, startProcess, stopProcess, waitUntilServing } from './processes.js';
 import { deleteRedisKeys, PG_ARGS, pgUrl, REDIS_URL } from './services.js';
 
@@ -12,20 +13,24 @@ import { deleteRedisKeys, PG_ARGS, pgUrl, REDIS_URL } from './services.js';
  * tells its process apart in error messages.
  */
 export function newDeployment(mode, root, name = mode) {
-  return { mode, root, name, resources: [], server: null, base: null, env: null, nodeArgs: [] };
+  return { mode, root, name, resources: [], server: null, base: null, env: null, nodeArgs: [], reference: null };
 }
+
+/** The module preloaded (`node --import`) into a server started with `reference: true`. */
+const REFERENCE_MODULE = pathToFileURL(fileURLToPath(new URL('./in-process-reference.js', import.meta.url))).href;
 
 /**
  * Starts one deployment: 'embedded' (SQLite file in a temp dir, memory limiter) or 'redis' (a
  * fresh PostgreSQL database and REDIS_URL). Every resource is recorded on `deployment` as soon
  * as it exists, so `teardown` removes it even after a failed start. The server runs its
  * migrations as it starts. `nodeArgs`: more Node flags for the server process; `env`: more
- * configuration (the routes part lifts the caps).
+ * configuration (the routes part lifts the caps). `reference`: also serve the in-process
+ * reference (lib/in-process-reference.js) from the same process, on `deployment.reference.base`.
  */
 /** The bench reads the server's own numbers from /metrics, on the public port with this token. */
 export const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
 
-export async function startGatehouse(deployment, { profileDir, nodeArgs = [], env: extraEnv = {} } = {}) {
+export async function startGatehouse(deployment, { profileDir, nodeArgs = [], env: extraEnv = {}, reference = false } = {}) {
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -58,24 +63,35 @@ export async function startGatehouse(deployment, { profileDir, nodeArgs = [], en
     env.REDIS_URL = REDIS_URL;
   }
   deployment.env = env;
-  deployment.nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...nodeArgs];
+  deployment.nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(reference ? ['--import', REFERENCE_MODULE] : []), ...nodeArgs];
   deployment.base = `http://127.0.0.1:${port}`;
+  if (reference) await withReference(deployment);
   await startServer(deployment);
+}
+
+/** A port for the in-process reference, in the environment the preloaded module reads. */
+async function withReference(deployment) {
+  const port = await freePort();
+  deployment.env = { ...deployment.env, BENCH_REFERENCE_PORT: String(port) };
+  deployment.reference = { base: `http://127.0.0.1:${port}` };
 }
 
 async function startServer(deployment) {
   deployment.server = startProcess(`gatehouse (${deployment.name})`, [...deployment.nodeArgs, 'server/bin/gatehouse.js', 'serve'], deployment.env, deployment.root);
   await waitUntilServing(deployment.server, `${deployment.base}/healthz`);
+  if (deployment.reference) await waitUntilServing(deployment.server, `${deployment.reference.base}/healthz`);
 }
 
 /**
  * Another server process on a started deployment's storage (the same database and Redis), from
- * `root`/server: a second version of the code measured against the same data. Stopped by
- * `teardown` of the deployment it returns, which owns nothing else.
+ * `root`/server: a second version of the code measured against the same data, or (`env`) the same
+ * code configured otherwise (LOG_LEVEL; `nodeArgs` instead of the deployment's). It has an in-process reference of its own when the
+ * deployment has one. Stopped by `teardown` of the deployment it returns, which owns nothing else.
  */
-export async function startAnotherServer(deployment, root, name) {
+export async function startAnotherServer(deployment, root, name, { env = {}, nodeArgs = deployment.nodeArgs } = {}) {
   const port = await freePort();
-  const other = { ...newDeployment(deployment.mode, root, name), env: { ...deployment.env, PORT: String(port) }, nodeArgs: deployment.nodeArgs, base: `http://127.0.0.1:${port}` };
+  const other = { ...newDeployment(deployment.mode, root, name), env: { ...deployment.env, PORT: String(port), ...env }, nodeArgs, base: `http://127.0.0.1:${port}` };
+  if (deployment.reference) await withReference(other);
   await startServer(other);
   return other;
 }

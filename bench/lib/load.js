@@ -7,9 +7,11 @@ import { cpuTimeUs } from './processes.js';
 /**
  * A target is what one row of a table measures:
  *   { id, mode, label, url, headers?, method?, body?, requests?, setupClient?, verifyBody?, connections?,
- *     overallRate?, process?, redis?, measure?, background? }
+ *     overallRate?, process?, redis?, measure?, background?, countServed?, warmup? }
  * `measure(seconds)` replaces autocannon for targets measured in this process (raw argon2);
- * `background` is another target loaded at the same time and not reported (the login storm).
+ * `background` is another target loaded at the same time and not reported (the login storm);
+ * `countServed: false` keeps a target's requests out of its process's count in `served` (the
+ * in-process reference: a CPU profile of the Gatehouse process is read per Gatehouse request).
  */
 function autocannonOptions(target, seconds, connections) {
   return {
@@ -56,7 +58,7 @@ export async function load(target, seconds, { connections, redisProbe = null, se
   const redisAfter = target.redis ? await redisProbe.cpuTimeUs() : null;
   assertClean(target, result);
   if (background) assertClean(target.background, await background);
-  if (served && target.process) served.set(target.process, (served.get(target.process) ?? 0) + result.requests.total);
+  if (served && target.process && target.countServed !== false) served.set(target.process, (served.get(target.process) ?? 0) + result.requests.total);
   // While a background load runs the server's CPU is shared by both: per request it means nothing.
   const perRequest = (before, after) => (before === null || after === null || background ? null : (after - before) / result.requests.total);
   return {
@@ -82,7 +84,8 @@ function progressLine(target, m, round, rounds) {
  */
 export async function interleavedRounds(targets, { rounds, duration, warmup, log, ...loadOptions }) {
   for (const t of targets) {
-    if (warmup > 0) await load(t, warmup, loadOptions);
+    const seconds = t.warmup ?? warmup; // a target's own: a process that served nothing before it
+    if (seconds > 0) await load(t, seconds, loadOptions);
     log(`bench: warmed up ${t.mode} ${t.label}`);
   }
   const results = Object.fromEntries(targets.map((t) => [t.id, []]));

@@ -43,7 +43,9 @@ const HEADER_END = Buffer.from('\r\n\r\n');
  * what is wrong. Connections: `warm` opened before the clock starts, more (up to `maxSockets`)
  * when all are busy, then a queue. `process`: the server's child process, for its CPU per
  * request. Resolves with the fields of load.js's measurements, plus max, the share slower than
- * `slowMs`, errors, the p99 from the actual send (sendP99) and the sender's own lag and CPU.
+ * `slowMs`, errors (`failed`: answered wrongly or cut off; `unanswered`: no answer within
+ * `timeoutMs` of the last send), the p99 over every request asked (`p99Asked`, the unanswered
+ * counted as the slowest), the p99 from the actual send (sendP99) and the sender's own lag and CPU.
  */
 export async function openLoop({ url, rate, seconds, request, check, process: server, slowMs = 2, warm = 16, maxSockets = 512, timeoutMs = 10_000 }) {
   const { hostname, port } = new URL(url);
@@ -157,9 +159,13 @@ export async function openLoop({ url, rate, seconds, request, check, process: se
   const service = Array.from(fromSend).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
   if (answered < total) problems.push(`${total - answered} not answered within ${timeoutMs} ms of the last send`);
   const secs = (lastAnswer - started) / 1000;
+  // Over every request asked, one never answered counted as slower than any answer: the p99 of a
+  // server that could not keep up with the rate (Infinity when more than 1% got no answer).
+  const everyOne = [...ok, ...Array.from({ length: total - answered }, () => Infinity)];
   return {
     rps: ok.length / secs, requests: ok.length, seconds: secs, asked: total,
     p50: percentile(ok, 50), p99: percentile(ok, 99), max: ok.at(-1), slowShare: ok.filter((v) => v > slowMs).length / Math.max(1, ok.length),
+    p99Asked: percentile(everyOne, 99), unanswered: total - answered, failed: answered - ok.length,
     errors: total - ok.length, problems: [...new Set(problems)].slice(0, 5),
     sendP99: percentile(service, 99), lagP99: percentile(lags, 99), senderCpuUs: (own.user + own.system) / Math.max(1, answered),
     cpuUs: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / Math.max(1, answered),

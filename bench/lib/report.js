@@ -8,8 +8,8 @@ export function median(values) {
 
 export const int = (n) => Math.round(n).toLocaleString('en-US');
 export const pct = (n) => `${(n * 100).toFixed(0)}%`;
-export const ms = (n) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
-export const times = (n) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`;
+export const ms = (n) => (!Number.isFinite(n) ? '∞' : n < 10 ? n.toFixed(1) : n.toFixed(0));
+export const times = (n) => (!Number.isFinite(n) ? '∞' : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`);
 const known = (values) => values.every((v) => typeof v === 'number');
 
 /** Median, min–max and spread ((max − min) / median) of one field over the rounds. */
@@ -41,9 +41,11 @@ export function verdict(r, goal, direction = 'at least') {
   return { met, text: `${met ? 'met' : 'MISSED'}${borderline ? ' (borderline)' : ''}` };
 }
 
-export function markdown(head, rows, leftColumns = 2) {
+/** `left`: how many columns from the left are left-aligned, or a list of the indices that are. */
+export function markdown(head, rows, left = 2) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  return [line(head), `|${head.map((_, i) => (i < leftColumns ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n');
+  const isLeft = (i) => (Array.isArray(left) ? left.includes(i) : i < left);
+  return [line(head), `|${head.map((_, i) => (isLeft(i) ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 /**
@@ -75,14 +77,38 @@ export function summarize(targets, rounds, baselineId) {
 }
 
 export function throughputTable(rows) {
-  const head = ['mode', 'target', 'req/s (median)', 'rounds min–max (spread)', 'vs bare Fastify', 'per-round ratio', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU ratio', 'goal'];
+  const head = ['mode', 'target', 'req/s (median)', 'rounds min–max (spread)', 'vs bare Fastify', 'per-round ratio', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU ratio'];
   return markdown(head, rows.map((r) => {
     const cpu = r.cpuUs === null ? 'n/a' : `${r.cpuUs.toFixed(0)}${r.redisCpuUs === null ? '' : ` (+${r.redisCpuUs.toFixed(0)} Redis)`}`;
     return [
       r.mode, r.label, int(r.rps.median), spreadText(r.rps), pct(r.vsBase.value), `${pct(r.vsBase.min)}–${pct(r.vsBase.max)}`,
-      ms(r.p50), ms(r.p99), cpu, r.cpuRatio === null ? 'n/a' : pct(r.cpuRatio), r.goal ? `≥ ${pct(r.goal)}: ${r.verdict.text}` : '',
+      ms(r.p50), ms(r.p99), cpu, r.cpuRatio === null ? 'n/a' : pct(r.cpuRatio),
     ];
   }));
+}
+
+/**
+ * The issue's goals as one table: per goal line (`issueGoals`, lib/goals.js) the entry a part
+ * measured with the same id, its value (the median over the rounds, or of the ratios' medians),
+ * the range within the rounds, the goal, met or not, and for a goal not met what to run for the
+ * profile that explains it. A goal no part measured says which options measure it.
+ */
+export function goalTable(issueGoals, measured) {
+  const byId = new Map(measured.filter((g) => g.id).map((g) => [g.id, g]));
+  let met = 0;
+  let missed = 0;
+  const rows = issueGoals.map((g) => {
+    const m = byId.get(g.id);
+    if (!m) return [g.what, 'not measured', '', g.goal, '–', `measured by \`npm run bench -- ${g.needs}\``];
+    if (m.verdict.judged === false) return [m.what ?? g.what, m.measured, m.rounds, m.goal ?? g.goal, 'not judged', m.profile ?? ''];
+    if (m.verdict.met) met++;
+    else missed++;
+    const borderline = m.verdict.text.includes('borderline') ? ' (borderline)' : '';
+    return [m.what ?? g.what, m.measured, m.rounds, m.goal ?? g.goal, `${m.verdict.met ? 'met' : 'NOT MET'}${borderline}`, m.verdict.met ? '' : (m.profile ?? '')];
+  });
+  const text = markdown(['goal line', 'measured (median)', 'per-round range', 'goal', 'verdict', 'not met: the profile to run'], rows, [0, 4, 5]);
+  const unjudged = measured.filter((g) => byId.has(g.id) && g.verdict.judged === false && issueGoals.some((x) => x.id === g.id)).length;
+  return { text, met, missed, unmeasured: issueGoals.length - met - missed - unjudged, unjudged, total: issueGoals.length };
 }
 
 /** One line per goal: `met`/`MISSED`, what, the measured value, the goal, the per-round range. */
