@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
@@ -78,8 +79,13 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
   // One line per request at LOG_LEVEL=info or lower. The level is fixed at start (LOG_LEVEL), so
   // at warn and above the hook is not even installed.
   if (logsAt(app.log, 'info')) {
+    // Written through one child made here, not request.log: a child per request and the
+    // redaction of wildcard paths cost ~28 µs a line against ~6 (bench: the access line). The
+    // fields are fixed below and none can hold a secret (the route's template, never the URL),
+    // so this child redacts nothing; add no field here that could.
+    const accessLog = (app.log as unknown as Logger).child({}, { redact: [] });
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info({ method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      accessLog.info({ reqId: request.id, method: request.method, url: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
       done();
     });
   }

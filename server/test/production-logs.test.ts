@@ -60,8 +60,11 @@ describe(`no token reaches a log in production (${dialect})`, () => {
     expect(text).not.toContain(NEW_PASSWORD);
     expect(text).not.toContain(STRONG_PASSWORD);
     // The requests were logged (so the check above looked at something): by route template.
-    const lines = t.logs.map((line) => JSON.parse(line) as { msg: string; url?: string });
-    const urls = lines.filter((line) => line.msg === 'request').map((line) => line.url);
+    const lines = t.logs.map((line) => JSON.parse(line) as { msg: string; url?: string; reqId?: string; status?: number; ms?: number });
+    const requestLines = lines.filter((line) => line.msg === 'request');
+    // Each carries the request id the client saw (X-Request-Id), its status and its time.
+    for (const line of requestLines) expect(line).toMatchObject({ reqId: expect.stringMatching(/^req_/), status: expect.any(Number), ms: expect.any(Number) });
+    const urls = requestLines.map((line) => line.url);
     expect(urls).toEqual(expect.arrayContaining(['/verify-email', '/reset-password', '/v1/auth/email/verify', '/v1/auth/password/reset']));
     expect(urls.filter((url) => url?.includes('?'))).toEqual([]);
   });
