@@ -219,21 +219,28 @@ function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onReques
   const refusalOf = (request: FastifyRequest, auth: AuthContext, account: UserRow, membership: Membership): AppError | undefined =>
     authorizationFailure(auth, requirement, account.role, membership.role)
       ?? (leastRole !== undefined && !atLeast(membership.role, leastRole) && !leavingOnly(request, auth) ? insufficientRole(leastRole, membership.role) : undefined);
-  const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
-    const refused = refusalOf(request, auth, account, membership);
-    if (refused) {
-      count(membership.org.id, auth, 'forbidden');
-      return done(refused);
-    }
+  /** The caller may make this request: counted, and the request carries who it is. */
+  const admitted = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
     count(membership.org.id, auth, 'ok');
     request.auth = auth;
     request.account = account;
     request.organization = membership;
     done();
   };
+  /** The route's requirement and role decide, once; a key's use is spent only on a request it may make. */
+  const admit = (request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void => {
+    const refused = refusalOf(request, auth, account, membership);
+    if (refused) {
+      count(membership.org.id, auth, 'forbidden');
+      return done(refused);
+    }
+    // A route that spends the caller's budget spends a use of a key that has a number of them.
+    if (auth.usesLimited && budget === 'spend') return spendUse(request, done, auth, account, membership);
+    admitted(request, done, auth, account, membership);
+  };
   function spendUse(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership): void {
     deps.keyUses.spendUses(auth.apiKeyId!, 1).then((spent) => {
-      if ('remaining' in spent) return admit(request, done, auth, account, membership);
+      if ('remaining' in spent) return admitted(request, done, auth, account, membership);
       count(membership.org.id, auth, 'rate_limited');
       done(usageExceeded(spent.retryAfterSeconds));
     }, done);
@@ -263,8 +270,6 @@ function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onReques
         return done(rateLimited(decision));
       }
       request.rateLimit = decision;
-      // A use is spent only on a request the key may make: a refused scope costs no use.
-      if (auth.usesLimited && refusalOf(request, auth, account, membership) === undefined) return spendUse(request, done, auth, account, membership);
       admit(request, done, auth, account, membership);
     }, auth.keyBudget && { key: auth.keyBudget });
   }
