@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { tokenFromMail } from '../smtp-inbox.js';
 import { ContractClient } from './contract-client.js';
 import type { Stack } from './stack.js';
+import type { SpecOperation } from './spec.js';
+import { unknownIds } from './sweeps/operations.js';
 
 /**
  * What every journey gets: the running stack and a client bound to the proxies. Journeys are
@@ -72,4 +74,28 @@ export async function signUpAdmin(stack: Stack, api: ContractClient): Promise<Ac
   const tokens = await client.call('login', { json: { username: email, password: PASSWORD } }, 200);
   await client.call('adminUpdateUser', { token: tokens.body.access_token, path: { id: user.body.id }, json: { tier: 'pro' } }, 200);
   return { api: client, id: user.body.id, email, password: PASSWORD, access: tokens.body.access_token, refresh: tokens.body.refresh_token };
+}
+
+const ownOrganizations = new WeakMap<Actor, Promise<string>>();
+
+/**
+ * The path ids a sweep sends: an unknown id of each kind (sweeps/operations.ts), except that an
+ * operation under /v1/organizations/{id} acts on the caller's own (personal) organization: the
+ * authenticate step answers 404 for one the caller is not in before it reads the request, so a
+ * request mistake is seen only on an organization of one's own.
+ */
+export async function sweepIds(op: SpecOperation, actor: Actor | undefined): Promise<Record<string, string>> {
+  const ids = unknownIds(op);
+  if (!actor || !op.path.startsWith('/v1/organizations/{id}')) return ids;
+  return { ...ids, id: await ownOrganization(actor) };
+}
+
+/** The actor's personal organization (read once: a sweep that spends the account-route limit reads it first). */
+export function ownOrganization(actor: Actor): Promise<string> {
+  let own = ownOrganizations.get(actor);
+  if (!own) {
+    own = actor.api.call('getMe', { token: actor.access }, 200).then((me) => me.body.personal_organization_id as string);
+    ownOrganizations.set(actor, own);
+  }
+  return own;
 }

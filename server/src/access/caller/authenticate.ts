@@ -245,10 +245,28 @@ function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onReques
       done(usageExceeded(spent.retryAfterSeconds));
     }, done);
   }
+  /**
+   * A /organizations/{id} route whose organization the caller is not in (or does not exist): in
+   * the order every request meets, the account-route limit is spent, then the route's
+   * requirement decides (an API key gets session_required), then 404, as for an organization
+   * that does not exist.
+   */
+  function outsidePathOrganization(request: FastifyRequest, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow): void {
+    const refuse = () => {
+      count(account.personal_org_id, auth, 'forbidden');
+      done(authorizationFailure(auth, requirement, account.role, 'viewer') ?? organizationNotFound());
+    };
+    if (budget !== 'exempt') return refuse();
+    spendAccountRouteLimit(deps.accountRoutes, auth, request.ip, (error) => {
+      if (error === undefined) return refuse();
+      if (error instanceof AppError && error.code === 'rate_limited') count(account.personal_org_id, auth, 'rate_limited');
+      done(error as Error);
+    });
+  }
   function withMembership(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership | null, orgId: string): void {
     if (membership === null) {
       count(account.personal_org_id, auth, 'forbidden');
-      if (policy.organization === 'path') return done(organizationNotFound());
+      if (policy.organization === 'path') return outsidePathOrganization(request, done, auth, account);
       return done(new AppError('not_a_member', auth.orgId === undefined
         ? `The caller is not a member of organization ${orgId}.`
         : 'The member who created this API key no longer belongs to its organization.'));
@@ -284,6 +302,7 @@ function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onReques
     const orgId = policy.organization === 'path' ? pathOrganization(request)
       : policy.organization === 'header' ? organizationOf(request, auth, account)
       : (auth.orgId ?? account.personal_org_id);
+    if (orgId instanceof AppError && policy.organization === 'path') return outsidePathOrganization(request, done, auth, account);
     if (orgId instanceof AppError) {
       count(account.personal_org_id, auth, 'forbidden');
       return done(orgId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomIp, signUp, type GetContext } from '../context.js';
+import { ownOrganization, randomIp, signUp, sweepIds, type GetContext } from '../context.js';
 import { SERVER_LIMITS } from '../stack.js';
 import { newId } from '../../../src/kernel/ids.js';
 import { BUDGET_EXEMPT, CALLER_FREE, ORGANIZATION_SCOPED, REQUIREMENTS, secured, unknownIds } from './operations.js';
@@ -113,17 +113,19 @@ export function credentialSweeps(ctx: GetContext): void {
         }
         expect(answer.status, 'the account-route limit never refused').toBe(429);
       };
+      await ownOrganization(actor); // the organization operations act on it: read before any draining
       for (const op of secured(actor.api.operations())) {
         if (!BUDGET_EXEMPT.has(op.operationId)) continue;
         // Drained right before each call; should one request still be admitted on a loaded machine
         // (its answer is accepted, whatever it is), drain and try again. A logout that got through
         // ended the session: log in again first.
+        const path = await sweepIds(op, actor);
         await drain();
-        let refused = await actor.api.callInvalid(op.operationId, { token, path: unknownIds(op) });
+        let refused = await actor.api.callInvalid(op.operationId, { token, path });
         for (let i = 0; refused.status !== 429 && i < 10; i++) {
           if (op.operationId === 'logout') token = (await actor.api.call('login', { json: { username: actor.email, password: actor.password } }, 200)).body.access_token;
           await drain();
-          refused = await actor.api.callInvalid(op.operationId, { token, path: unknownIds(op) });
+          refused = await actor.api.callInvalid(op.operationId, { token, path });
         }
         expect(refused.body.code, op.operationId).toBe('rate_limited');
         expect(Number(refused.headers.get('retry-after')), op.operationId).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Call, ContractClient } from '../contract-client.js';
-import { randomIp, signUp, type Actor, type GetContext } from '../context.js';
+import { randomIp, signUp, sweepIds, type Actor, type GetContext } from '../context.js';
 import type { SpecOperation } from '../spec.js';
 import { REQUIREMENTS, unknownIds, VALID_BODIES } from './operations.js';
 
@@ -23,12 +23,12 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function requestSweeps(ctx: GetContext): void {
   describe('every operation: request mistakes get the documented problem', () => {
     /** Who sends a protected operation's requests in one sweep; `holder` is that sweep's own account. */
-    async function callerFor(op: SpecOperation, holder: () => Promise<Actor>): Promise<{ client: ContractClient; token?: string }> {
+    async function callerFor(op: SpecOperation, holder: () => Promise<Actor>): Promise<{ client: ContractClient; token?: string; actor?: Actor }> {
       if (!op.secured) return { client: ctx().api.from(randomIp()) };
       const requirement = REQUIREMENTS[op.operationId];
       if (requirement === 'session') {
         const actor = await holder();
-        return { client: actor.api, token: actor.access };
+        return { client: actor.api, token: actor.access, actor };
       }
       const admin = await ctx().admin();
       return { client: admin.api, token: requirement === 'credentials:verify' ? await ctx().serviceKey() : admin.access };
@@ -43,8 +43,8 @@ export function requestSweeps(ctx: GetContext): void {
       expect(ops.length).toBeGreaterThan(0);
       const holder = lazyHolder();
       for (const op of ops) {
-        const { client, token } = await callerFor(op, holder);
-        const answer = await client.callInvalid(op.operationId, { token, path: unknownIds(op), ...call(op) }, status);
+        const { client, token, actor } = await callerFor(op, holder);
+        const answer = await client.callInvalid(op.operationId, { token, path: await sweepIds(op, actor), ...call(op) }, status);
         expect(answer.body.code, op.operationId).toBe(code);
       }
     }
