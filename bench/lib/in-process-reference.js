@@ -64,10 +64,9 @@ async function start() {
 
 /**
  * What one access line costs, apart from any load: the server's own logger (createLogger, as
- * main.ts builds it, writing to this process's stdout) and its per-request child
- * (deferredChildLoggerFactory, as Fastify calls it with the request id), writing the line the
- * onResponse hook writes, `lines` times in a row; the CPU of the process per line at LOG_LEVEL=info
- * less the same loop at warn (no line written), `repeats` times alternately, medians. A loop runs
+ * main.ts builds it, writing to this process's stdout) and the access-line writer the onResponse
+ * hook uses (http/access-log.ts; on an older server, the per-request child), writing that line
+ * `lines` times in a row; the CPU of the process per line at LOG_LEVEL=info less the same loop at warn (no line written), `repeats` times alternately, medians. A loop runs
  * warm: a request pays more for the same code (cold caches after the rest of its work).
  */
 async function logLineCost(serverRoot, lines, repeats) {
@@ -77,21 +76,26 @@ async function logLineCost(serverRoot, lines, repeats) {
     return found ? import(pathToFileURL(found).href) : Promise.reject(new Error(`none of ${paths.join(', ')}`));
   };
   let createLogger;
-  let childFactory;
+  // The line as the server writes it (http/access-log.ts); a server from before it made a child per request.
+  let lineWriter;
   try {
     ({ createLogger } = await load('kernel/logger.ts', 'infra/logger.ts'));
-    ({ deferredChildLoggerFactory: childFactory } = await load('http/request-logger.ts'));
+    const accessLog = await load('http/access-log.ts').catch(() => undefined);
+    if (accessLog) {
+      lineWriter = (root) => { const write = accessLog.createAccessLog(root); return (reqId) => write({ reqId, method: 'GET', url: '/v1/usage', status: 200, ms: 1 }); };
+    } else {
+      const { deferredChildLoggerFactory: childFactory } = await load('http/request-logger.ts');
+      lineWriter = (root) => (reqId) => childFactory(root, { reqId }, {}, undefined).info({ method: 'GET', url: '/v1/usage', status: 200, ms: 1 }, 'request');
+    }
   } catch (error) {
     return { error: `the server's logger modules moved: ${error.message}` };
   }
-  if (typeof createLogger !== 'function' || typeof childFactory !== 'function') return { error: 'createLogger or deferredChildLoggerFactory not found' };
+  if (typeof createLogger !== 'function') return { error: 'createLogger not found' };
   const run = (level) => {
     const root = createLogger(level);
+    const write = lineWriter(root);
     const started = process.cpuUsage();
-    for (let i = 0; i < lines; i++) {
-      const log = childFactory(root, { reqId: `req_01bench${String(i).padStart(18, '0')}` }, {}, undefined);
-      log.info({ method: 'GET', url: '/v1/usage', status: 200, ms: 1 }, 'request');
-    }
+    for (let i = 0; i < lines; i++) write(`req_01bench${String(i).padStart(18, '0')}`);
     const used = process.cpuUsage(started);
     root.flush?.();
     return (used.user + used.system) / lines;

@@ -2,10 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthContext, Membership } from '../kernel/access-terms/credentials.js';
 import { AppError } from '../kernel/errors.js';
 
-/**
- * The caller as a route reads it: the parsed credential (set by access/'s authenticate step on
- * every route that declares `config.auth`), and the one parser of the Authorization header.
- */
+// The caller as a route reads it: the parsed credential, the organization and the role (set by
+// access/'s authenticate step on every route that declares `config.auth`), and the one parser of
+// the Authorization header.
 
 export const REALM = 'Bearer realm="gatehouse"';
 const MAX_CREDENTIAL_LENGTH = 4096;
@@ -27,6 +26,7 @@ export function parseBearer(authorization: string | undefined): string {
 }
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** The parsed credential of the caller (the authenticate step set it). */
 export function requireAuth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new AppError('internal_error', 'route used auth without declaring it');
   return request.auth;

@@ -29,12 +29,6 @@ declare module 'fastify' {
      * Absent: the request spends from the budget (the platform's routes).
      */
     budget?: 'exempt' | 'caller-free';
-    /**
-     * The route acts on an organization's resources (its API keys, its name in GET /users/me),
-     * chosen by the Gatehouse-Organization header. Routes with a scope or 'any' always do; other
-     * 'session' and 'admin' routes manage the user's own account and ignore the header.
-     */
-    organizationScoped?: boolean;
     /** The 201 carries a Location header (the created resource): the document says so. */
     locationHeader?: boolean;
     /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */

@@ -43,11 +43,16 @@ declare module 'fastify' {
      */
     role?: OrgRole;
     /**
-     * 'path': the organization the route acts on is its path's `:id` (/organizations/{id}…), not
-     * Gatehouse-Organization: the authenticate step decides it, with the caller's role, as for
-     * every other route; a caller not in it gets 404, as for one that does not exist.
+     * Where the organization the request acts for comes from, when the route is a 'session' or
+     * 'admin' one (a scope or 'any' route always reads the header):
+     * - 'header': Gatehouse-Organization (the route acts on an organization's resources: its API
+     *   keys, its name in GET /users/me); absent, the personal one;
+     * - 'path': its path's `:id` (the /organizations/{id} routes); the authenticate step decides it
+     *   with the caller's role, as for every other route, and one the caller is not in is 404, as
+     *   for one that does not exist.
+     * Absent: the route manages the user's own account and ignores the header.
      */
-    organization?: 'path';
+    organization?: 'header' | 'path';
   }
 }
 
@@ -86,7 +91,7 @@ export function routePolicy(config: FastifyContextConfig | undefined): RoutePoli
     key: config?.key,
     serviceScope: scope !== undefined && isServiceScope(scope),
     budget: config?.budget ?? 'spend',
-    organization: config?.organization === 'path' ? 'path' : auth !== undefined && (!account || config?.organizationScoped === true) ? 'header' : 'own',
+    organization: config?.organization ?? (auth !== undefined && !account ? 'header' : 'own'),
   };
 }
 

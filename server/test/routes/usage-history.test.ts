@@ -220,6 +220,18 @@ describe(`usage history (${dialect})`, () => {
     expect((await stored(kept.orgId, keyId, 'day')).map((r) => r.ok)).toEqual([1]);
   });
 
+  it('counts a request to an organization the caller is not in once, as forbidden, in their own', async () => {
+    const { user, orgId } = await account([]);
+    const other = await account([]);
+    const forbidden = async () => (await stored(orgId, '', 'day')).reduce((sum, row) => sum + row.forbidden, 0);
+    await counter.flush();
+    const before = await forbidden();
+    const res = await t.request({ method: 'GET', url: `/v1/organizations/${other.orgId}`, headers: bearer(user.tokens.access_token) });
+    expect(res.statusCode).toBe(404);
+    await counter.flush();
+    expect(await forbidden()).toBe(before + 1);
+  });
+
   it('answers 404 for a key that is not one of the account\'s, and shows a revoked key\'s history', async () => {
     const mine = await account(['mine']);
     const theirs = await account(['theirs']);

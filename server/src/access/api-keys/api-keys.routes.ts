@@ -117,7 +117,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService;
   const tags = ['API keys'];
   // Only a login's access token manages keys: a leaked key cannot mint more keys.
   // Keys belong to the organization the request acts for (Gatehouse-Organization).
-  const config = { auth: 'session' as const, budget: 'exempt' as const, organizationScoped: true };
+  const config = { auth: 'session' as const, budget: 'exempt' as const, organization: 'header' as const };
   const notFound = () => new AppError('not_found', 'No API key with this id.');
 
   app.post('/api-keys', {

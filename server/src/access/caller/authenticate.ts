@@ -23,7 +23,6 @@ import { routePolicy, type RoutePolicy } from '../../http/route-policy.js';
 import { organizationNotFound } from '../organizations/caller-role.js';
 import { budgetKeyOf } from '../usage/budget-key.js';
 
-
 /** A refused credential as the 401 its caller gets (with the challenge header). */
 function asChallenge(error: unknown): unknown {
   if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'token_expired')) return challenge(error.code, error.message);
@@ -49,8 +48,6 @@ export interface AuthenticateDeps {
 
 /** How a request that named its account ended, for the usage history. */
 export type UsageOutcome = 'ok' | 'rate_limited' | 'unauthorized' | 'forbidden';
-
-
 
 function sessionContext(deps: Pick<AuthenticateDeps, 'revocations'>, claims: AccessClaims): AuthContext {
   if (deps.revocations.isRevoked(claims.sid)) throw new RefusedCredential('invalid_token', 'The session of this token has been revoked.', { userId: claims.sub, orgId: null, apiKeyId: null });
@@ -265,8 +262,9 @@ function authenticateHook(deps: AuthenticateDeps, policy: RoutePolicy): onReques
   }
   function withMembership(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, auth: AuthContext, account: UserRow, membership: Membership | null, orgId: string): void {
     if (membership === null) {
-      count(account.personal_org_id, auth, 'forbidden');
+      // outsidePathOrganization counts the request itself (it may be refused by the limit first).
       if (policy.organization === 'path') return outsidePathOrganization(request, done, auth, account);
+      count(account.personal_org_id, auth, 'forbidden');
       return done(new AppError('not_a_member', auth.orgId === undefined
         ? `The caller is not a member of organization ${orgId}.`
         : 'The member who created this API key no longer belongs to its organization.'));
@@ -360,6 +358,3 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthenticateD
     addResponses(route, problemResponses(statuses), { security: [{ bearerAuth: [] }] });
   });
 }
-
-
-

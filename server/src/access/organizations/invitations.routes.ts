@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertCursor } from '../../kernel/pagination.js';
-import { requireAuth } from '../../http/caller.js';
+import { actingOrgId, requireAuth } from '../../http/caller.js';
 import type { Clock } from '../../kernel/clock.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import { presentInvitation, presentOrganization } from './organizations.presenter.js';
 import { AcceptInvitationBody, InvitationParams, InviteBody, OrgParams } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
-import { actorOf, checkedId, checkedOrgId, CONFIG, TAGS } from './route-helpers.js';
+import { actorOf, checkedId, CONFIG, TAGS } from './route-helpers.js';
 
 export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: OrganizationsService; clock: Clock }> = async (app, { organizations, clock }) => {
   const { invitations } = organizations;
@@ -23,7 +23,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
       params: OrgParams, body: InviteBody, response: { 201: Type.Ref('Invitation'), ...problemResponses([400, 403, 404, 409, 413, 415]) },
     },
   }, async (request, reply) => {
-    const row = await invitations.invite(actorOf(request), checkedOrgId(request.params.id), request.body);
+    const row = await invitations.invite(actorOf(request), actingOrgId(request), request.body);
     return reply.code(201).send(presentInvitation(row, clock.now()));
   });
 
@@ -36,7 +36,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('invitation', cursor);
-    const page = await invitations.listPending(requireAuth(request).userId, checkedOrgId(request.params.id), limit, cursor);
+    const page = await invitations.listPending(requireAuth(request).userId, actingOrgId(request), limit, cursor);
     return { data: page.rows.map((row) => presentInvitation(row, clock.now())), next_cursor: page.nextCursor };
   });
 
@@ -47,7 +47,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
       params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }), ...problemResponses([403, 404]) },
     },
   }, async (request, reply) => {
-    const orgId = checkedOrgId(request.params.id);
+    const orgId = actingOrgId(request);
     await invitations.revoke(actorOf(request), orgId, checkedId('invitation', request.params.invitation_id, 'open invitation'));
     return reply.code(204).send(null);
   });

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertCursor } from '../../kernel/pagination.js';
-import { requireAuth } from '../../http/caller.js';
+import { actingOrgId, requireAuth } from '../../http/caller.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import { ChangeRoleBody, MemberParams, OrgParams, RemoveMemberQuery } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
-import { actorOf, checkedId, checkedOrgId, CONFIG, TAGS } from './route-helpers.js';
+import { actorOf, checkedId, CONFIG, TAGS } from './route-helpers.js';
 
 export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: OrganizationsService }> = async (app, { organizations }) => {
   const { members } = organizations;
@@ -22,7 +22,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('user', cursor);
-    const page = await members.list(requireAuth(request).userId, checkedOrgId(request.params.id), limit, cursor);
+    const page = await members.list(requireAuth(request).userId, actingOrgId(request), limit, cursor);
     return { data: page.rows, next_cursor: page.nextCursor };
   });
 
@@ -35,7 +35,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
       params: MemberParams, body: ChangeRoleBody, response: { 200: Type.Ref('Member'), ...problemResponses([400, 403, 404, 409, 413, 415]) },
     },
   }, async (request) => {
-    const orgId = checkedOrgId(request.params.id);
+    const orgId = actingOrgId(request);
     return members.changeRole(actorOf(request), orgId, memberId(request.params.user_id), request.body.role);
   });
 
@@ -48,7 +48,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ organizations: Organizat
       params: MemberParams, querystring: RemoveMemberQuery, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses([400, 403, 404, 409]) },
     },
   }, async (request, reply) => {
-    const orgId = checkedOrgId(request.params.id);
+    const orgId = actingOrgId(request);
     await members.remove(actorOf(request), orgId, memberId(request.params.user_id), request.query.api_keys ?? 'revoke');
     return reply.code(204).send(null);
   });

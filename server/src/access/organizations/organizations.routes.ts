@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertCursor } from '../../kernel/pagination.js';
-import { requireAuth } from '../../http/caller.js';
+import { actingOrgId, requireAuth } from '../../http/caller.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import type { Clock } from '../../kernel/clock.js';
 import { presentAuditEvent } from './audit-log.js';
@@ -10,7 +10,7 @@ import { membersRoutes } from './members.routes.js';
 import { presentOrganization } from './organizations.presenter.js';
 import { OrganizationNameBody, OrgParams } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
-import { actorOf, checkedOrgId, CONFIG, TAGS } from './route-helpers.js';
+import { actorOf, CONFIG, TAGS } from './route-helpers.js';
 
 export { AuditEvent, Invitation, Member, Organization } from './organizations.schemas.js';
 
@@ -44,7 +44,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
     config: { ...config, organization: 'path' },
     schema: { tags, operationId: 'getOrganization', summary: 'One organization you belong to (any role)', params: OrgParams, response: { 200: Type.Ref('Organization'), ...problemResponses([404]) } },
   }, async (request) => {
-    const { org, role } = await organizations.get(requireAuth(request).userId, checkedOrgId(request.params.id));
+    const { org, role } = await organizations.get(requireAuth(request).userId, actingOrgId(request));
     return presentOrganization(org, role);
   });
 
@@ -55,7 +55,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
       params: OrgParams, body: OrganizationNameBody, response: { 200: Type.Ref('Organization'), ...problemResponses([400, 403, 404, 413, 415]) },
     },
   }, async (request) => {
-    const { org, role } = await organizations.rename(actorOf(request), checkedOrgId(request.params.id), request.body.name);
+    const { org, role } = await organizations.rename(actorOf(request), actingOrgId(request), request.body.name);
     return presentOrganization(org, role);
   });
 
@@ -66,7 +66,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
       params: OrgParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses([403, 404, 409]) },
     },
   }, async (request, reply) => {
-    await organizations.delete(actorOf(request), checkedOrgId(request.params.id));
+    await organizations.delete(actorOf(request), actingOrgId(request));
     return reply.code(204).send(null);
   });
 
@@ -79,7 +79,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   }, async (request) => {
     const { limit, cursor } = request.query;
     assertCursor('auditEvent', cursor);
-    const page = await organizations.auditLog(requireAuth(request).userId, checkedOrgId(request.params.id), limit, cursor);
+    const page = await organizations.auditLog(requireAuth(request).userId, actingOrgId(request), limit, cursor);
     return { data: page.rows.map(presentAuditEvent), next_cursor: page.nextCursor };
   });
 

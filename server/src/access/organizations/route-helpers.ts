@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../../kernel/client-info.js';
 import { AppError } from '../../kernel/errors.js';
 import { isId, type IdKind } from '../../kernel/ids.js';
-import { organizationNotFound } from './caller-role.js';
 import type { Actor } from './organization-deps.js';
 
 export const TAGS = ['Organizations'];
@@ -19,12 +18,6 @@ export function actorOf(request: FastifyRequest): Actor {
   // Set by the authenticate step on every route these helpers serve (config.auth).
   if (!auth) throw new AppError('internal_error', 'route used auth without declaring it');
   return { userId: auth.userId, keyId: auth.apiKeyId ?? null, client: clientOf(request) };
-}
-
-/** The organization comes from the path (not the Gatehouse-Organization header): a malformed id is a missing one. */
-export function checkedOrgId(id: string): string {
-  if (!isId('organization', id)) throw organizationNotFound();
-  return id;
 }
 
 export function checkedId(kind: IdKind, id: string, what: string): string {

@@ -26,12 +26,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { users,
   // The account the authenticate step just loaded (the cache requireUser reads): no await.
   // Me names the organization the request acts for, and its tier and budget.
   app.get('/users/me', {
-    config: { ...config, organizationScoped: true },
+    config: { ...config, organization: 'header' },
     schema: { tags, operationId: 'getMe', summary: 'The signed-in user', response: { 200: Type.Ref('Me') } },
   }, (request) => presentMe(requireAccount(request), requireOrganization(request)));
 
   app.patch('/users/me', {
-    config: { ...config, organizationScoped: true, stepUp: 'never' },
+    config: { ...config, organization: 'header', stepUp: 'never' },
     schema: { tags, operationId: 'updateMe', summary: 'Change the display name', body: UpdateMeBody, response: { 200: Type.Ref('Me'), ...problemResponses([400, 413, 415]) } },
   }, async (request) => presentMe(await users.update(requireAuth(request).userId, request.body), requireOrganization(request)));
 
