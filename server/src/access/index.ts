@@ -19,8 +19,11 @@ export { ApiKey, apiKeysRoutes, CreatedApiKey } from './api-keys/api-keys.routes
 export { createApiKeysService } from './api-keys/api-keys.service.js';
 export type { ApiKeysService } from './api-keys/api-keys.service.js';
 export { auditActorOf } from './caller/audit-actor.js';
-export { accountRefusal, registerAuthentication, resolveCredential, sessionCaller } from './caller/authenticate.js';
+export { registerAuthentication } from './caller/authenticate.js';
 export type { AuthenticateDeps } from './caller/authenticate.js';
+export { accountRefusal, resolveCredential, sessionCaller } from './caller/credential.js';
+export { createCallerResolver } from './caller/resolve-caller.js';
+export type { Caller, Resolution, ResolveCaller } from './caller/resolve-caller.js';
 export { recordAudit } from './organizations/audit-log.js';
 export type { AuditActor } from './organizations/audit-log.js';
 export { createInvitationsRepository } from './organizations/invitations.repository.js';

@@ -16,21 +16,18 @@ export interface AccountRouteLimit {
  * client address, atomically, and refuses with 429 `rate_limited` and Retry-After.
  * An account's API keys and its sessions count apart: a leaked key hammering GET /v1/usage must
  * not use up the allowance its owner needs to revoke that key.
- * Answers through `callback` (an error, or nothing when the request may go on): synchronously on
- * the memory limiter, as the authenticate step's other stages do when their answer is at hand.
+ * Answers the refusal, or undefined when the request may go on; rejects when the store cannot
+ * decide (a failed take is never a pass).
  */
-export function spendAccountRouteLimit(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string, callback: (error?: unknown) => void): void {
-  limit.limiter.takeThen([
+export async function accountRouteRefusal(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Promise<AppError | undefined> {
+  const decision = await limit.limiter.take([
     { key: `account-routes:user:${auth.userId}:${auth.credential}`, limit: limit.perMinute, windowSeconds: 60 },
     { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },
-  ], (error, decision) => {
-    // A failed take is never a pass: an error is always handed on, whatever was rejected with.
-    if (decision === undefined) return callback(error ?? new Error('the account routes limiter failed'));
-    if (decision.allowed) return callback();
-    callback(new AppError('rate_limited', 'Too many account requests in a short time; slow down.', {
-      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-      window: 'minute',
-      retry_after: decision.retryAfterSeconds,
-    }));
+  ]);
+  if (decision.allowed) return undefined;
+  return new AppError('rate_limited', 'Too many account requests in a short time; slow down.', {
+    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    window: 'minute',
+    retry_after: decision.retryAfterSeconds,
   });
 }

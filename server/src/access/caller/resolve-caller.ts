@@ -1,0 +1,150 @@
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../kernel/clock.js';
+import type { AccountCache, UserRow } from '../../identity/index.js';
+import type { Membership, OrganizationCache } from '../organizations/organization-cache.js';
+import { atLeast, insufficientRole } from '../../kernel/access-terms/roles.js';
+import type { RateDecision, RateLimiter } from '../../kernel/limits/limiter.js';
+import { limitsFor } from '../../kernel/access-terms/tiers.js';
+import type { AuthContext } from '../../http/route-config.js';
+import type { RoutePolicy } from '../../http/route-policy.js';
+import { parseBearer } from '../../http/caller.js';
+import { RefusedCredential } from '../../kernel/access-terms/credentials.js';
+import { AppError } from '../../kernel/errors.js';
+import { organizationNotFound } from '../organizations/caller-role.js';
+import { budgetKeyOf } from '../usage/budget-key.js';
+import type { UsageOutcome } from '../usage/usage-counter.js';
+import { accountRouteRefusal, type AccountRouteLimit } from './account-route-limit.js';
+import { accountRefusal, asChallenge, identify, type CredentialDeps } from './credential.js';
+import { actingOrganization } from './acting-organization.js';
+import { authorizationFailure, notAMember, rateLimited, usageExceeded } from './refusals.js';
+
+export interface CallerDeps extends CredentialDeps {
+  accounts: AccountCache;
+  /** The organization a request acts for and the caller's role in it. */
+  organizations: OrganizationCache;
+  limiter: RateLimiter;
+  /** The abuse limit of the routes that spend no budget. */
+  accountRoutes: AccountRouteLimit;
+  /** Spends uses of a key that has a number of them (api-keys service). */
+  keyUses: { spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }> };
+  /** Counts each authenticated request by outcome for the usage history (in memory; written in batches). */
+  usage: { record(orgId: string, keyId: string | null, outcome: UsageOutcome): void };
+  clock: Clock;
+}
+
+/** Who is calling, as every route reads it: set on the request by the authenticate step. */
+export interface Caller {
+  auth: AuthContext;
+  account: UserRow;
+  /** The organization the request acts for and the caller's role in it. */
+  membership: Membership;
+  /** The budget after this request was counted; null on a route that spends none. */
+  rateLimit: RateDecision | null;
+}
+
+/**
+ * What resolveCaller decided: the caller, or the refusal to answer (a problem with its headers),
+ * with the budget as it stands when the request was counted against it before being refused.
+ */
+export type Resolution = { caller: Caller } | { refusal: AppError; rateLimit: RateDecision | null };
+
+/** A resolution and the one line of usage history it makes (none when no account is known). */
+type Verdict = Resolution & { counted: { orgId: string; keyId: string | null; outcome: UsageOutcome } | null };
+
+/**
+ * The caller of a protected route, decided in one pass in the order every request meets:
+ * credential → account → acting organization → budget (the account's and the key's own, or on a
+ * budget-exempt route its abuse limit) → the route's requirement and least role → a use of a key
+ * that has a number of them; then one usage record. The budget comes before the requirement: it
+ * counts every request that carries a valid credential. A refusal is an answer, never a throw; a
+ * store that cannot decide (a database or Redis failure) rejects.
+ */
+export function createCallerResolver(deps: CallerDeps) {
+  async function decide(request: FastifyRequest, policy: RoutePolicy): Promise<Verdict> {
+    let auth: AuthContext;
+    try {
+      auth = await identify(deps, parseBearer(request.headers.authorization));
+    } catch (error) {
+      return refusedCredential(error);
+    }
+    const keyId = auth.apiKeyId ?? null;
+    const refuse = (orgId: string, outcome: UsageOutcome, refusal: AppError, rateLimit: RateDecision | null = null): Verdict =>
+      ({ refusal, rateLimit, counted: { orgId, keyId, outcome } });
+
+    const account = await deps.accounts.get(auth.userId);
+    const refusedAccount = accountRefusal(account);
+    if (refusedAccount !== undefined || account === undefined) {
+      // A disabled account's requests show in its usage history; a gone one has none.
+      const counted = account?.disabled ? { orgId: auth.orgId ?? account.personal_org_id, keyId, outcome: 'forbidden' as const } : null;
+      return { refusal: refusedAccount!, rateLimit: null, counted };
+    }
+
+    const orgId = actingOrganization(policy, request, auth, account);
+    const membership = typeof orgId === 'string' ? await deps.organizations.get(orgId, auth.userId) : null;
+    if (membership === null) {
+      if (policy.organization === 'path') return outsidePathOrganization(request, policy, auth, account, refuse);
+      return refuse(account.personal_org_id, 'forbidden', orgId instanceof AppError ? orgId : notAMember(auth, orgId));
+    }
+    const org = membership.org.id;
+
+    let rateLimit: RateDecision | null = null;
+    if (policy.budget === 'exempt') {
+      const limited = await accountRouteRefusal(deps.accountRoutes, auth, request.ip);
+      if (limited) return refuse(org, 'rate_limited', limited);
+    } else if (policy.budget === 'spend') {
+      rateLimit = await deps.limiter.consume(budgetKeyOf(membership), limitsFor(membership.org), auth.keyBudget && { key: auth.keyBudget });
+      if (!rateLimit.allowed) return refuse(org, 'rate_limited', rateLimited(rateLimit), rateLimit);
+    }
+
+    const forbidden = authorizationFailure(auth, policy.auth!, account.role, membership.role) ?? roleRefusal(request, policy, auth, membership);
+    if (forbidden) return refuse(org, 'forbidden', forbidden, rateLimit);
+
+    // A route that spends the caller's budget spends a use of a key that has a number of them.
+    if (auth.usesLimited && policy.budget === 'spend') {
+      const spent = await deps.keyUses.spendUses(auth.apiKeyId!, 1);
+      if (!('remaining' in spent)) return refuse(org, 'rate_limited', usageExceeded(spent.retryAfterSeconds), rateLimit);
+    }
+    return { caller: { auth, account, membership, rateLimit }, counted: { orgId: org, keyId, outcome: 'ok' } };
+  }
+
+  /** The route's declared least role; a 'removing-another' route's is for removing someone else: anyone may leave. */
+  function roleRefusal(request: FastifyRequest, policy: RoutePolicy, auth: AuthContext, membership: Membership): AppError | undefined {
+    if (policy.role === undefined || atLeast(membership.role, policy.role)) return undefined;
+    if (policy.stepUp === 'removing-another' && (request.params as { user_id?: unknown }).user_id === auth.userId) return undefined;
+    return insufficientRole(policy.role, membership.role);
+  }
+
+  /**
+   * A /organizations/{id} route whose organization the caller is not in (or does not exist): in
+   * the order every request meets, the account-route limit is spent, then the route's requirement
+   * decides (an API key gets session_required), then 404, as for an organization that does not
+   * exist. Counted in the caller's personal organization.
+   */
+  async function outsidePathOrganization(
+    request: FastifyRequest, policy: RoutePolicy, auth: AuthContext, account: UserRow,
+    refuse: (orgId: string, outcome: UsageOutcome, refusal: AppError) => Verdict,
+  ): Promise<Verdict> {
+    if (policy.budget === 'exempt') {
+      const limited = await accountRouteRefusal(deps.accountRoutes, auth, request.ip);
+      if (limited) return refuse(account.personal_org_id, 'rate_limited', limited);
+    }
+    return refuse(account.personal_org_id, 'forbidden', authorizationFailure(auth, policy.auth!, account.role, 'viewer') ?? organizationNotFound());
+  }
+
+  /** A refused credential: counted when it names its owner (a token's in its user's personal organization), answered as a 401 challenge. */
+  async function refusedCredential(error: unknown): Promise<Verdict> {
+    const refusal = asChallenge(error);
+    if (!(refusal instanceof AppError)) throw error;
+    if (!(error instanceof RefusedCredential)) return { refusal, rateLimit: null, counted: null };
+    const orgId = error.owner.orgId ?? (await deps.accounts.get(error.owner.userId))?.personal_org_id;
+    return { refusal, rateLimit: null, counted: orgId === undefined ? null : { orgId, keyId: error.owner.apiKeyId, outcome: 'unauthorized' } };
+  }
+
+  return async function resolveCaller(request: FastifyRequest, policy: RoutePolicy): Promise<Resolution> {
+    const { counted, ...resolution } = await decide(request, policy);
+    if (counted) deps.usage.record(counted.orgId, counted.keyId, counted.outcome);
+    return resolution;
+  };
+}
+
+export type ResolveCaller = ReturnType<typeof createCallerResolver>;
