@@ -8,6 +8,12 @@ import { limiterContract } from './limiter.contract.js';
 
 describe('memory limiter', () => {
   limiterContract(async (now) => createMemoryLimiter(now));
+
+  it('decides at once, without a promise (the authenticate step of every request goes on in the same turn)', () => {
+    const limiter = createMemoryLimiter();
+    expect(limiter.consume('acct', { per_minute: 1, per_day: 10 })).toMatchObject({ allowed: true });
+    expect(limiter.take([{ key: 'k', limit: 1, windowSeconds: 60 }])).toMatchObject({ allowed: true });
+  });
 });
 
 /** A store that answers every step with an error, a turn later: Redis while it is down. */
@@ -15,8 +21,6 @@ function unreachable(): Limiter {
   const down = () => new Error('connection is closed');
   const fail = () => new Promise<never>((_, reject) => setImmediate(() => reject(down())));
   return {
-    consumeThen: (_id, _limits, answer) => void setImmediate(() => answer(down())),
-    takeThen: (_buckets, answer) => void setImmediate(() => answer(down())),
     consume: fail, peek: fail, take: fail, giveBack: fail, reset: fail,
     close: async () => {},
   };

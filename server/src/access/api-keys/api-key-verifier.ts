@@ -169,35 +169,27 @@ export function createApiKeyVerifier(deps: { repo: ApiKeysRepository; bus: Bus; 
     return { status: 'valid', auth: found.auth };
   }
 
+  /** What the caches know of a hash now (a live key, or a remembered refusal); undefined: ask the database. */
+  const cachedAnswer = (hash: string, now: number): CachedKey | Refusal | undefined => cachedEntry(hash, now) ?? refusalOf(hash, now);
+  const authenticated = (found: CachedKey | Refusal, now: number): AuthContext => {
+    if (!('auth' in found)) throw invalid();
+    return admit(found, now);
+  };
+
   const verifier: ApiKeyVerifier & { flush(): Promise<void>; close(): Promise<void> } = {
-    verifyCached(secret) {
+    verify(secret) {
       const hash = hashOf(secret);
       if (hash === undefined) throw invalid();
       const now = clock.now();
-      const entry = cachedEntry(hash, now);
-      return entry && admit(entry, now);
+      const found = cachedAnswer(hash, now);
+      return found !== undefined ? authenticated(found, now) : lookup(hash).then((read) => authenticated(read, clock.now()));
     },
 
-    async verify(secret): Promise<AuthContext> {
-      const hash = hashOf(secret);
-      if (hash === undefined) throw invalid();
-      const found = await lookup(hash);
-      if (!('auth' in found)) throw invalid();
-      return admit(found, clock.now());
-    },
-
-    async inspect(secret): Promise<KeyInspection> {
+    inspect(secret) {
       const hash = hashOf(secret);
       if (hash === undefined) return NOT_FOUND;
-      return inspection(await lookup(hash));
-    },
-
-    inspectCached(secret) {
-      const hash = hashOf(secret);
-      if (hash === undefined) return NOT_FOUND;
-      const now = clock.now();
-      const found = cachedEntry(hash, now) ?? refusalOf(hash, now);
-      return found && inspection(found);
+      const found = cachedAnswer(hash, clock.now());
+      return found !== undefined ? inspection(found) : lookup(hash).then(inspection);
     },
 
     flush,

@@ -1,6 +1,7 @@
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { AuthContext } from '../../http/route-config.js';
 import { AppError } from '../../kernel/errors.js';
+import { awaited } from '../../kernel/eager.js';
 
 /** Per account as configured; per IP ten times that (one office behind one address). */
 const IP_FACTOR = 10;
@@ -16,14 +17,14 @@ export interface AccountRouteLimit {
  * client address, atomically, and refuses with 429 `rate_limited` and Retry-After.
  * An account's API keys and its sessions count apart: a leaked key hammering GET /v1/usage must
  * not use up the allowance its owner needs to revoke that key.
- * Answers the refusal, or undefined when the request may go on; rejects when the store cannot
- * decide (a failed take is never a pass).
+ * Answers the refusal, or undefined when the request may go on (a flow for runEager: at once in
+ * memory); throws when the store cannot decide (a failed take is never a pass).
  */
-export async function accountRouteRefusal(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Promise<AppError | undefined> {
-  const decision = await limit.limiter.take([
+export function* accountRouteRefusal(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Generator<unknown, AppError | undefined, any> {
+  const decision = yield* awaited(limit.limiter.take([
     { key: `account-routes:user:${auth.userId}:${auth.credential}`, limit: limit.perMinute, windowSeconds: 60 },
     { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },
-  ]);
+  ]));
   if (decision.allowed) return undefined;
   return new AppError('rate_limited', 'Too many account requests in a short time; slow down.', {
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },

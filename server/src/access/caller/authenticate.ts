@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { Eventually } from '../../kernel/eager.js';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.js';
 import { setCommonHeaders, settingCommonHeaders } from '../../http/common-headers.js';
 import { addResponses, prependOnRequest } from '../../http/route-hooks.js';
 import { problemResponses } from '../../http/schemas.js';
 import { routePolicy, type RoutePolicy } from '../../http/route-policy.js';
-import { createCallerResolver, type CallerDeps, type ResolveCaller } from './resolve-caller.js';
+import { createCallerResolver, type CallerDeps, type Resolution, type ResolveCaller } from './resolve-caller.js';
 
 export type AuthenticateDeps = CallerDeps;
 
@@ -12,15 +13,14 @@ export type AuthenticateDeps = CallerDeps;
  * The authenticate step of one protected route, as its onRequest hook (before the body is even
  * parsed, so anonymous callers cannot make us read bodies): resolveCaller decides, and the request
  * carries who is calling, or the refusal is the answer. Either way the answer carries the common
- * headers and, when the budget was counted, the RateLimit headers.
+ * headers and, when the budget was counted, the RateLimit headers. A callback hook, so a request
+ * whose caller was decided at once goes on in the same turn.
  */
 function authenticateHook(resolveCaller: ResolveCaller, policy: RoutePolicy, now: () => number) {
-  return settingCommonHeaders(async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    setCommonHeaders(request, reply);
-    const resolution = await resolveCaller(request, policy);
+  function apply(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, resolution: Resolution): void {
     if ('refusal' in resolution) {
       if (resolution.rateLimit) setRateLimitHeaders(reply, resolution.rateLimit, now());
-      throw resolution.refusal;
+      return done(resolution.refusal);
     }
     const { caller } = resolution;
     if (caller.rateLimit) setRateLimitHeaders(reply, caller.rateLimit, now());
@@ -28,6 +28,18 @@ function authenticateHook(resolveCaller: ResolveCaller, policy: RoutePolicy, now
     request.account = caller.account;
     request.organization = caller.membership;
     request.rateLimit = caller.rateLimit;
+    done();
+  }
+  return settingCommonHeaders(function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    setCommonHeaders(request, reply);
+    let resolution: Eventually<Resolution>;
+    try {
+      resolution = resolveCaller(request, policy);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (resolution instanceof Promise) resolution.then((resolved) => apply(request, reply, done, resolved), done);
+    else apply(request, reply, done, resolution);
   });
 }
 

@@ -4,6 +4,7 @@ import type { AuthContext } from '../../http/route-config.js';
 import { challenge, parseBearer } from '../../http/caller.js';
 import { RefusedCredential, type ApiKeyVerifier } from '../../kernel/access-terms/credentials.js';
 import { AppError } from '../../kernel/errors.js';
+import { awaited, runEager } from '../../kernel/eager.js';
 
 // The first steps of every check of a caller: who a credential belongs to, and whether the
 // account behind it may act now. resolveCaller (the authenticate step), a stream's last check and
@@ -28,18 +29,18 @@ function sessionContext(deps: Pick<CredentialDeps, 'revocations'>, claims: Acces
 
 /**
  * Who a credential belongs to: an API key (by prefix) or an access token, each verified behind its
- * cache. Credential errors reject as they are: a RefusedCredential names the owner (its request is
- * counted in the owner's usage history).
+ * cache (a flow for runEager: at once on a hit). Credential errors are thrown as they are: a
+ * RefusedCredential names the owner (its request is counted in the owner's usage history).
  */
-export async function identify(deps: CredentialDeps, credential: string): Promise<AuthContext> {
-  if (credential.startsWith('gth_')) return deps.apiKeys.verify(credential);
-  return sessionContext(deps, await deps.accessTokens.verify(credential));
+export function* identify(deps: CredentialDeps, credential: string): Generator<unknown, AuthContext, any> {
+  if (credential.startsWith('gth_')) return yield* awaited(deps.apiKeys.verify(credential));
+  return sessionContext(deps, yield* awaited(deps.accessTokens.verify(credential)));
 }
 
 /** The same, with credential errors as 401 challenges (for routes that authenticate on their own). */
 export async function resolveCredential(deps: CredentialDeps, credential: string): Promise<AuthContext> {
   try {
-    return await identify(deps, credential);
+    return await runEager(identify(deps, credential));
   } catch (error) {
     throw asChallenge(error);
   }

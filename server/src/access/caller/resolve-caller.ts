@@ -10,6 +10,7 @@ import type { RoutePolicy } from '../../http/route-policy.js';
 import { parseBearer } from '../../http/caller.js';
 import { RefusedCredential } from '../../kernel/access-terms/credentials.js';
 import { AppError } from '../../kernel/errors.js';
+import { awaited, runEager, type Eventually } from '../../kernel/eager.js';
 import { organizationNotFound } from '../organizations/caller-role.js';
 import { budgetKeyOf } from '../usage/budget-key.js';
 import type { UsageOutcome } from '../usage/usage-counter.js';
@@ -51,27 +52,34 @@ export type Resolution = { caller: Caller } | { refusal: AppError; rateLimit: Ra
 /** A resolution and the one line of usage history it makes (none when no account is known). */
 type Verdict = Resolution & { counted: { orgId: string; keyId: string | null; outcome: UsageOutcome } | null };
 
+/** A step of the resolution: a flow run by runEager (kernel/eager.ts), waiting with `yield* awaited(…)`. */
+type Flow<T> = Generator<unknown, T, any>;
+
 /**
  * The caller of a protected route, decided in one pass in the order every request meets:
  * credential → account → acting organization → budget (the account's and the key's own, or on a
  * budget-exempt route its abuse limit) → the route's requirement and least role → a use of a key
  * that has a number of them; then one usage record. The budget comes before the requirement: it
  * counts every request that carries a valid credential. A refusal is an answer, never a throw; a
- * store that cannot decide (a database or Redis failure) rejects.
+ * store that cannot decide (a database or Redis failure) throws or rejects.
+ *
+ * Every answer the pass waits for comes from a cache nearly always, so it is written as a flow that
+ * goes on at once while answers are at hand: resolveCaller answers without a promise then, and
+ * with one from the first read or round trip on (ADR 0002 has the figures).
  */
 export function createCallerResolver(deps: CallerDeps) {
-  async function decide(request: FastifyRequest, policy: RoutePolicy): Promise<Verdict> {
+  function* decide(request: FastifyRequest, policy: RoutePolicy): Flow<Verdict> {
     let auth: AuthContext;
     try {
-      auth = await identify(deps, parseBearer(request.headers.authorization));
+      auth = yield* identify(deps, parseBearer(request.headers.authorization));
     } catch (error) {
-      return refusedCredential(error);
+      return yield* refusedCredential(error);
     }
     const keyId = auth.apiKeyId ?? null;
     const refuse = (orgId: string, outcome: UsageOutcome, refusal: AppError, rateLimit: RateDecision | null = null): Verdict =>
       ({ refusal, rateLimit, counted: { orgId, keyId, outcome } });
 
-    const account = await deps.accounts.get(auth.userId);
+    const account = yield* awaited(deps.accounts.get(auth.userId));
     const refusedAccount = accountRefusal(account);
     if (refusedAccount !== undefined || account === undefined) {
       // A disabled account's requests show in its usage history; a gone one has none.
@@ -80,19 +88,19 @@ export function createCallerResolver(deps: CallerDeps) {
     }
 
     const orgId = actingOrganization(policy, request, auth, account);
-    const membership = typeof orgId === 'string' ? await deps.organizations.get(orgId, auth.userId) : null;
+    const membership = typeof orgId === 'string' ? yield* awaited(deps.organizations.get(orgId, auth.userId)) : null;
     if (membership === null) {
-      if (policy.organization === 'path') return outsidePathOrganization(request, policy, auth, account, refuse);
+      if (policy.organization === 'path') return yield* outsidePathOrganization(request, policy, auth, account, refuse);
       return refuse(account.personal_org_id, 'forbidden', orgId instanceof AppError ? orgId : notAMember(auth, orgId));
     }
     const org = membership.org.id;
 
     let rateLimit: RateDecision | null = null;
     if (policy.budget === 'exempt') {
-      const limited = await accountRouteRefusal(deps.accountRoutes, auth, request.ip);
+      const limited = yield* accountRouteRefusal(deps.accountRoutes, auth, request.ip);
       if (limited) return refuse(org, 'rate_limited', limited);
     } else if (policy.budget === 'spend') {
-      rateLimit = await deps.limiter.consume(budgetKeyOf(membership), limitsFor(membership.org), auth.keyBudget && { key: auth.keyBudget });
+      rateLimit = yield* awaited(deps.limiter.consume(budgetKeyOf(membership), limitsFor(membership.org), auth.keyBudget && { key: auth.keyBudget }));
       if (!rateLimit.allowed) return refuse(org, 'rate_limited', rateLimited(rateLimit), rateLimit);
     }
 
@@ -101,7 +109,7 @@ export function createCallerResolver(deps: CallerDeps) {
 
     // A route that spends the caller's budget spends a use of a key that has a number of them.
     if (auth.usesLimited && policy.budget === 'spend') {
-      const spent = await deps.keyUses.spendUses(auth.apiKeyId!, 1);
+      const spent = yield* awaited(deps.keyUses.spendUses(auth.apiKeyId!, 1));
       if (!('remaining' in spent)) return refuse(org, 'rate_limited', usageExceeded(spent.retryAfterSeconds), rateLimit);
     }
     return { caller: { auth, account, membership, rateLimit }, counted: { orgId: org, keyId, outcome: 'ok' } };
@@ -120,30 +128,35 @@ export function createCallerResolver(deps: CallerDeps) {
    * decides (an API key gets session_required), then 404, as for an organization that does not
    * exist. Counted in the caller's personal organization.
    */
-  async function outsidePathOrganization(
+  function* outsidePathOrganization(
     request: FastifyRequest, policy: RoutePolicy, auth: AuthContext, account: UserRow,
     refuse: (orgId: string, outcome: UsageOutcome, refusal: AppError) => Verdict,
-  ): Promise<Verdict> {
+  ): Flow<Verdict> {
     if (policy.budget === 'exempt') {
-      const limited = await accountRouteRefusal(deps.accountRoutes, auth, request.ip);
+      const limited = yield* accountRouteRefusal(deps.accountRoutes, auth, request.ip);
       if (limited) return refuse(account.personal_org_id, 'rate_limited', limited);
     }
     return refuse(account.personal_org_id, 'forbidden', authorizationFailure(auth, policy.auth!, account.role, 'viewer') ?? organizationNotFound());
   }
 
   /** A refused credential: counted when it names its owner (a token's in its user's personal organization), answered as a 401 challenge. */
-  async function refusedCredential(error: unknown): Promise<Verdict> {
+  function* refusedCredential(error: unknown): Flow<Verdict> {
     const refusal = asChallenge(error);
     if (!(refusal instanceof AppError)) throw error;
     if (!(error instanceof RefusedCredential)) return { refusal, rateLimit: null, counted: null };
-    const orgId = error.owner.orgId ?? (await deps.accounts.get(error.owner.userId))?.personal_org_id;
+    const orgId = error.owner.orgId ?? (yield* awaited(deps.accounts.get(error.owner.userId)))?.personal_org_id;
     return { refusal, rateLimit: null, counted: orgId === undefined ? null : { orgId, keyId: error.owner.apiKeyId, outcome: 'unauthorized' } };
   }
 
-  return async function resolveCaller(request: FastifyRequest, policy: RoutePolicy): Promise<Resolution> {
-    const { counted, ...resolution } = await decide(request, policy);
-    if (counted) deps.usage.record(counted.orgId, counted.keyId, counted.outcome);
-    return resolution;
+  function* resolve(request: FastifyRequest, policy: RoutePolicy): Flow<Resolution> {
+    const verdict = yield* decide(request, policy);
+    if (verdict.counted) deps.usage.record(verdict.counted.orgId, verdict.counted.keyId, verdict.counted.outcome);
+    return verdict;
+  }
+
+  /** The caller or the refusal: at once when every answer was at hand, else as a promise. */
+  return function resolveCaller(request: FastifyRequest, policy: RoutePolicy): Eventually<Resolution> {
+    return runEager(resolve(request, policy));
   };
 }
 

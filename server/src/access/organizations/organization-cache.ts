@@ -1,6 +1,7 @@
 import type { Bus } from '../../kernel/bus.js';
 import type { Clock } from '../../kernel/clock.js';
 import { LruCache } from '../../kernel/lru-cache.js';
+import type { Eventually } from '../../kernel/eager.js';
 import type { Membership } from '../../kernel/access-terms/credentials.js';
 import type { OrgRole } from '../../kernel/access-terms/roles.js';
 import { ACCOUNT_CACHE_TTL_MS } from '../../identity/index.js';
@@ -45,9 +46,13 @@ export function createOrganizationCache(deps: { organizations: OrganizationsRepo
     return org.row ? { org: org.row, role: role.role, teamOwner: org.teamOwner } : null;
   }
 
-  async function get(orgId: string, userId: string): Promise<Membership | null> {
+  /** The organization and the caller's role in it (null: not a member, or no such organization): at once when cached, else after its reads. */
+  function get(orgId: string, userId: string): Eventually<Membership | null> {
     const cached = peek(orgId, userId);
-    if (cached !== undefined) return cached;
+    return cached !== undefined ? cached : read(orgId, userId);
+  }
+
+  async function read(orgId: string, userId: string): Promise<Membership | null> {
     const before = changes;
     const [row, role, teamOwner] = await Promise.all([organizations.findById(orgId), organizations.roleOf(orgId, userId), organizations.teamOwnerOf(orgId)]);
     if (changes === before) {
@@ -60,7 +65,6 @@ export function createOrganizationCache(deps: { organizations: OrganizationsRepo
   }
 
   return {
-    peek,
     get,
     /** Call after writing the organization: every instance re-reads it on next use. */
     changed: (orgId: string) => bus.publish({ type: 'organization-changed', orgId }),

@@ -1,5 +1,6 @@
 import { budgetKeyOf } from '../usage/budget-key.js';
-import type { AuthContext, KeyInspection } from '../../kernel/access-terms/credentials.js';
+import type { ApiKeyVerifier, AuthContext } from '../../kernel/access-terms/credentials.js';
+import type { UsageOutcome } from '../usage/usage-counter.js';
 import { AppError } from '../../kernel/errors.js';
 import { limitsFor } from '../../kernel/access-terms/tiers.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
@@ -42,10 +43,8 @@ interface Window {
   reset_seconds: number;
 }
 
-type Outcome = 'ok' | 'rate_limited' | 'unauthorized' | 'forbidden';
-
 export interface VerificationDeps {
-  apiKeys: { inspect(secret: string): Promise<KeyInspection>; inspectCached(secret: string): KeyInspection | undefined };
+  apiKeys: Pick<ApiKeyVerifier, 'inspect'>;
   keyUses: {
     spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }>;
     usesLeft(keyId: string): Promise<number | null>;
@@ -53,9 +52,9 @@ export interface VerificationDeps {
   accessTokens: AccessTokens;
   revocations: RevocationList;
   accounts: AccountCache;
-  organizations: Pick<OrganizationCache, 'peek' | 'get'>;
+  organizations: Pick<OrganizationCache, 'get'>;
   limiter: RateLimiter;
-  usage: { record(orgId: string, keyId: string | null, outcome: Outcome): void };
+  usage: { record(orgId: string, keyId: string | null, outcome: UsageOutcome): void };
   clock: Clock;
 }
 
@@ -73,8 +72,7 @@ export function createVerificationService(deps: VerificationDeps) {
   /** The credential's owner and claims, or the code that ends the check. */
   async function identify(credential: string, count: boolean): Promise<{ auth: AuthContext } | Verification> {
     if (credential.startsWith('gth_')) {
-      // A key seen before is answered from the cache without a promise (nearly every call).
-      const found = deps.apiKeys.inspectCached(credential) ?? (await deps.apiKeys.inspect(credential));
+      const found = await deps.apiKeys.inspect(credential);
       if (found.status === 'valid') return { auth: found.auth };
       if (found.status === 'expired') {
         if (count) deps.usage.record(found.auth.orgId!, found.auth.apiKeyId!, 'unauthorized');
@@ -84,7 +82,7 @@ export function createVerificationService(deps: VerificationDeps) {
     }
     let claims;
     try {
-      claims = deps.accessTokens.verifyCached(credential) ?? (await deps.accessTokens.verify(credential));
+      claims = await deps.accessTokens.verify(credential);
     } catch (error) {
       if (error instanceof AppError && error.code === 'token_expired') return { valid: false, code: 'expired', ...NOBODY, credential_type: 'access_token' };
       if (error instanceof AppError && error.code === 'invalid_token') return { valid: false, code: 'not_found', ...NOBODY };
@@ -92,7 +90,7 @@ export function createVerificationService(deps: VerificationDeps) {
     }
     const auth: AuthContext = { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
     if (deps.revocations.isRevoked(claims.sid)) {
-      const personal = deps.accounts.peek(auth.userId)?.personal_org_id;
+      const personal = (await deps.accounts.get(auth.userId))?.personal_org_id;
       if (count && personal !== undefined) deps.usage.record(personal, null, 'unauthorized');
       return refused('revoked', auth);
     }
@@ -118,16 +116,16 @@ export function createVerificationService(deps: VerificationDeps) {
       if (!('auth' in found)) return found;
       const { auth } = found;
       const keyId = auth.apiKeyId ?? null;
-      const account = deps.accounts.peek(auth.userId) ?? (await deps.accounts.get(auth.userId));
+      const account = await deps.accounts.get(auth.userId);
       if (!account) return { valid: false, code: 'not_found', ...NOBODY };
       // A key acts for its organization; a token, verified without a header, for its user's personal one.
       const orgId = auth.orgId ?? account.personal_org_id;
-      const record = (outcome: Outcome) => count && deps.usage.record(orgId, keyId, outcome);
+      const record = (outcome: UsageOutcome) => count && deps.usage.record(orgId, keyId, outcome);
       if (account.disabled) {
         record('forbidden');
         return refused('disabled', auth);
       }
-      const membership = deps.organizations.peek(orgId, auth.userId) ?? (await deps.organizations.get(orgId, auth.userId));
+      const membership = await deps.organizations.get(orgId, auth.userId);
       // The key's creator left the organization: the key no longer acts for it.
       if (!membership) {
         record('forbidden');
@@ -152,9 +150,8 @@ export function createVerificationService(deps: VerificationDeps) {
         return { valid: true, code: 'valid', ...describe(auth), remaining, ratelimit };
       }
       const options = { cost, key: auth.keyBudget };
-      // The memory limiter decides synchronously; Redis needs its round trip.
       const budget = budgetKeyOf(membership); // a free team's is its owner's free-teams budget (access/usage/budget-key.ts)
-      const decision = deps.limiter.consumeNow?.(budget, limits, options) ?? (await deps.limiter.consume(budget, limits, options));
+      const decision = await deps.limiter.consume(budget, limits, options);
       const ratelimit = { minute: window(decision.minute), day: window(decision.day), retry_after: decision.retryAfterSeconds };
       if (!decision.allowed) {
         record('rate_limited');

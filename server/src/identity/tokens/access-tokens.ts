@@ -3,6 +3,7 @@ import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 
 import { AppError } from '../../kernel/errors.js';
 import type { Clock } from '../../kernel/clock.js';
 import { LruCache } from '../../kernel/lru-cache.js';
+import type { Eventually } from '../../kernel/eager.js';
 import type { KeyRing } from './signing-keys.js';
 
 export interface AccessClaims {
@@ -20,13 +21,11 @@ export interface AccessClaims {
 
 export interface AccessTokens {
   issue(input: { userId: string; sessionId: string; scope: string; amr: readonly string[] }): Promise<{ token: string; expiresIn: number }>;
-  /** Throws AppError invalid_token / token_expired. Successful verifications are cached. */
-  verify(token: string): Promise<AccessClaims>;
   /**
-   * The hot path: the claims of a token verified before, without a promise; undefined when it
-   * is not in the cache (then call `verify`). Throws token_expired for a cached, expired token.
+   * The token's claims: at once for a token verified before (the cache), else after the signature
+   * check. Refuses with AppError invalid_token / token_expired (thrown at once or rejected).
    */
-  verifyCached(token: string): AccessClaims | undefined;
+  verify(token: string): Eventually<AccessClaims>;
   /** Stops the sweep of expired tokens from the cache. */
   close(): void;
 }
@@ -66,6 +65,7 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
   }, EXPIRED_SWEEP_MS);
   sweep.unref();
 
+  /** A token verified before, at once; undefined when it is not in the cache. Throws token_expired for a cached, expired one. */
   function verifyCached(token: string): AccessClaims | undefined {
     const hit = verified.get(token.slice(-CACHE_KEY_CHARS));
     if (hit === undefined || hit.token !== token) return undefined;
@@ -89,50 +89,48 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
       return { token, expiresIn: ttlSeconds };
     },
 
-    verifyCached,
-
     close: () => clearInterval(sweep),
 
-    async verify(token) {
-      const hit = verifyCached(token);
-      if (hit) return hit;
-      let header: ReturnType<typeof decodeProtectedHeader>;
-      try {
-        header = decodeProtectedHeader(token);
-      } catch {
-        throw invalid();
-      }
-      // Only EdDSA, whatever the token asks for: no `none`, no HS* with the public key as secret,
-      // no embedded jwk/jku/x5u telling us which key to trust.
-      if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).some((k) => !ALLOWED_HEADER_KEYS.has(k))) {
-        throw invalid();
-      }
-      const key = await keyRing.publicKey(header.kid);
-      if (!key) throw invalid();
-      let payload: Record<string, unknown>;
-      try {
-        ({ payload } = await jwtVerify(token, key, {
-          algorithms: ['EdDSA'],
-          issuer,
-          audience,
-          clockTolerance: CLOCK_TOLERANCE_S,
-          currentDate: new Date(clock.now()),
-          requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-        }));
-      } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw new AppError('token_expired', 'The access token has expired; refresh it.');
-        throw invalid();
-      }
-      const { sub, sid, scope, exp, iat, jti } = payload;
-      if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
-        throw invalid();
-      }
-      // Tokens signed before `amr` existed came from password logins; a present but malformed one is no token of ours.
-      if (payload.amr !== undefined && !(Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))) throw invalid();
-      const amr = (payload.amr as string[] | undefined) ?? ['pwd'];
-      const claims: AccessClaims = { sub, sid, scope, amr, exp, iat, jti, scopes: new Set(scope.split(' ')) };
-      verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
-      return claims;
-    },
+    verify: (token) => verifyCached(token) ?? verifyFully(token),
   };
+
+  async function verifyFully(token: string): Promise<AccessClaims> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw invalid();
+    }
+    // Only EdDSA, whatever the token asks for: no `none`, no HS* with the public key as secret,
+    // no embedded jwk/jku/x5u telling us which key to trust.
+    if (header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).some((k) => !ALLOWED_HEADER_KEYS.has(k))) {
+      throw invalid();
+    }
+    const key = await keyRing.publicKey(header.kid);
+    if (!key) throw invalid();
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, key, {
+        algorithms: ['EdDSA'],
+        issuer,
+        audience,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: new Date(clock.now()),
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new AppError('token_expired', 'The access token has expired; refresh it.');
+      throw invalid();
+    }
+    const { sub, sid, scope, exp, iat, jti } = payload;
+    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
+      throw invalid();
+    }
+    // Tokens signed before `amr` existed came from password logins; a present but malformed one is no token of ours.
+    if (payload.amr !== undefined && !(Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))) throw invalid();
+    const amr = (payload.amr as string[] | undefined) ?? ['pwd'];
+    const claims: AccessClaims = { sub, sid, scope, amr, exp, iat, jti, scopes: new Set(scope.split(' ')) };
+    verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
+    return claims;
+  }
 }

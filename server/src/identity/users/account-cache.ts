@@ -1,6 +1,7 @@
 import type { Bus } from '../../kernel/bus.js';
 import type { Clock } from '../../kernel/clock.js';
 import { LruCache } from '../../kernel/lru-cache.js';
+import type { Eventually } from '../../kernel/eager.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 /**
@@ -24,20 +25,17 @@ export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clo
   bus.onReconnect(() => cache.clear());
 
   return {
-    /** The hot path: a fresh cached row without a promise, or undefined (then call `get`). */
-    peek(userId: string): UserRow | undefined {
+    /** The account (undefined: there is none): a fresh cached row at once, else after its read. */
+    get(userId: string): Eventually<UserRow | undefined> {
       const hit = cache.get(userId);
-      return hit !== undefined && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS ? hit.row : undefined;
-    },
-    async get(userId: string): Promise<UserRow | undefined> {
-      const hit = cache.get(userId);
-      if (hit && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS) return hit.row;
-      const row = await users.findById(userId);
-      // Frozen: a row is shared by every request of the account (and the hot path caches
-      // answers per row), so changing one in place would be a bug; this makes it throw.
-      if (row) cache.set(userId, { row: Object.freeze(row), at: clock.now() });
-      else cache.delete(userId);
-      return row;
+      if (hit !== undefined && clock.now() - hit.at < ACCOUNT_CACHE_TTL_MS) return hit.row;
+      return users.findById(userId).then((row) => {
+        // Frozen: a row is shared by every request of the account (and the hot path caches
+        // answers per row), so changing one in place would be a bug; this makes it throw.
+        if (row) cache.set(userId, { row: Object.freeze(row), at: clock.now() });
+        else cache.delete(userId);
+        return row;
+      });
     },
     /** Call after writing the account: every instance re-reads it on next use. */
     changed: (userId: string) => bus.publish({ type: 'account-changed', userId }),

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { OrganizationsTable } from '../db/schema.js';
 import type { OrgRole } from './roles.js';
 import type { Limits } from './tiers.js';
+import type { Eventually } from '../eager.js';
 
 /** Who is calling, resolved once per request by the authenticate hook. */
 export interface AuthContext {
@@ -48,13 +49,14 @@ export type KeyInspection =
 
 /** Turns an API key's secret into its AuthContext (access/api-keys/api-key-verifier.ts), for the authenticate step. */
 export interface ApiKeyVerifier {
-  verify(secret: string): Promise<AuthContext>;
-  /** A key verified before, without a promise; undefined when not cached. Throws for junk. */
-  verifyCached(secret: string): AuthContext | undefined;
+  /**
+   * The key's context: at once for a key (or a refusal) the cache knows, else after its read.
+   * Refuses with invalid_token (junk, unknown, revoked) or a RefusedCredential (expired), thrown
+   * at once or rejected.
+   */
+  verify(secret: string): Eventually<AuthContext>;
   /** The same lookup, answering why a key does not authenticate instead of throwing. */
-  inspect(secret: string): Promise<KeyInspection>;
-  /** `inspect` for a key known to the cache (or junk), without a promise; undefined: not cached. */
-  inspectCached(secret: string): KeyInspection | undefined;
+  inspect(secret: string): Eventually<KeyInspection>;
 }
 
 /** What a request acts as within an organization: the organization's row and the caller's role in it. */

@@ -1,4 +1,5 @@
-import { promisedConsume, promisedTake, type Limiter } from './limiter.js';
+import type { Limiter } from './limiter.js';
+import type { Eventually } from '../eager.js';
 
 /**
  * When Redis cannot answer (down, timing out), this instance's own memory store decides instead:
@@ -6,9 +7,6 @@ import { promisedConsume, promisedTake, type Limiter } from './limiter.js';
  * every 10 s) so operators see it. We chose availability over a global count here; a failed
  * limiter must never turn into an outage of the whole platform. Each call tries the primary
  * first, so the shared count resumes as soon as Redis answers again.
- *
- * Callback style inside (consumeThen, takeThen), so the hot path in Redis mode creates no promise
- * per request.
  */
 export function withFallback(primary: Limiter, fallback: Limiter, onFallback: (error: unknown) => void): Limiter {
   let lastReport = 0;
@@ -19,37 +17,28 @@ export function withFallback(primary: Limiter, fallback: Limiter, onFallback: (e
       onFallback(error);
     }
   }
-  /** The primary's answer, or (reported) the fallback's when the primary failed. */
-  async function either<T>(step: (limiter: Limiter) => Promise<T>, reported = true): Promise<T> {
-    try {
-      return await step(primary);
-    } catch (error) {
+  /** The primary's answer, or (reported unless told not to) the fallback's when the primary failed, at once or later. */
+  function either<T>(step: (limiter: Limiter) => Eventually<T>, reported = true): Eventually<T> {
+    const onFailure = (error: unknown) => {
       if (reported) report(error);
       return step(fallback);
+    };
+    let answer: Eventually<T>;
+    try {
+      answer = step(primary);
+    } catch (error) {
+      return onFailure(error);
     }
+    return answer instanceof Promise ? answer.catch(onFailure) : answer;
   }
 
-  const consumeThen: Limiter['consumeThen'] = (accountId, limits, answer, options) =>
-    primary.consumeThen(accountId, limits, (error, decision) => {
-      if (decision !== undefined) return answer(null, decision);
-      report(error);
-      fallback.consumeThen(accountId, limits, answer, options);
-    }, options);
-  const takeThen: Limiter['takeThen'] = (buckets, answer) =>
-    primary.takeThen(buckets, (error, decision) => {
-      if (decision !== undefined) return answer(null, decision);
-      report(error);
-      fallback.takeThen(buckets, answer);
-    });
   return {
-    consumeThen,
-    consume: promisedConsume(consumeThen),
+    consume: (accountId, limits, options) => either((l) => l.consume(accountId, limits, options)),
     // A read just answers: failures are counted and reported by the steps that spend.
-    peek: (accountId, limits, key) => either((l) => l.peek(accountId, limits, key), false),
-    takeThen,
-    take: promisedTake(takeThen),
-    giveBack: (buckets) => either((l) => l.giveBack(buckets)),
-    reset: (key) => either((l) => l.reset(key)),
+    peek: (accountId, limits, key) => either((l) => l.peek(accountId, limits, key), false) as Promise<Awaited<ReturnType<Limiter['peek']>>>,
+    take: (buckets) => either((l) => l.take(buckets)),
+    giveBack: (buckets) => either((l) => l.giveBack(buckets)) as Promise<void>,
+    reset: (key) => either((l) => l.reset(key)) as Promise<void>,
     async close() {
       await primary.close();
       await fallback.close();

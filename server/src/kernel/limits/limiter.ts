@@ -1,4 +1,5 @@
 import type { Limits } from '../access-terms/tiers.js';
+import type { Eventually } from '../eager.js';
 
 /**
  * Every limit Gatehouse enforces is one or more windows counted in one store: this process's
@@ -76,20 +77,14 @@ export interface LimitDecision {
   retryAfterSeconds: number;
 }
 
-/** Node-style: an error (the store could not decide; `decision` is then undefined), or the decision. */
-export type Answer<D> = (error: unknown, decision?: D) => void;
 
 /** The request budget. */
 export interface RateLimiter {
   /**
-   * The one primitive: decide and count, answering through a callback, so stores that need a
-   * round trip (Redis) create no promise per request on the hot path.
+   * Decides and counts: at once on the store whose state is in this process (memory), after the
+   * round trip on Redis. A store that cannot decide rejects (or throws).
    */
-  consumeThen(accountId: string, limits: Limits, answer: Answer<RateDecision>, options?: ConsumeOptions): void;
-  /** The same as a promise. */
-  consume(accountId: string, limits: Limits, options?: ConsumeOptions): Promise<RateDecision>;
-  /** The same, synchronously, on the store whose state is in this process (memory); absent on the others. */
-  consumeNow?(accountId: string, limits: Limits, options?: ConsumeOptions): RateDecision;
+  consume(accountId: string, limits: Limits, options?: ConsumeOptions): Eventually<RateDecision>;
   /** The windows now (the tighter of account and key), counting nothing (GET /v1/usage spends no budget). */
   peek(accountId: string, limits: Limits, key?: KeyBudget): Promise<BudgetState>;
 }
@@ -101,12 +96,10 @@ export interface RateLimiter {
  */
 export interface AttemptLimiter {
   /**
-   * Takes one attempt from every bucket, answering through a callback: synchronously in memory,
-   * so the account routes' abuse limit (on every request to them) makes no promise there.
+   * Takes one attempt from every bucket: at once in memory (the account routes' abuse limit runs
+   * on every request to them), after the round trip on Redis.
    */
-  takeThen(buckets: readonly AttemptBucket[], answer: Answer<LimitDecision>): void;
-  /** The same as a promise. */
-  take(buckets: readonly AttemptBucket[]): Promise<LimitDecision>;
+  take(buckets: readonly AttemptBucket[]): Eventually<LimitDecision>;
   /** Gives back one attempt to each bucket (the guarded work succeeded); never below empty. */
   giveBack(buckets: readonly AttemptBucket[]): Promise<void>;
   /** Forgets a bucket entirely (a password reset clears the failed logins of its account). */
@@ -118,13 +111,3 @@ export interface Limiter extends RateLimiter, AttemptLimiter {
   close(): Promise<void>;
 }
 
-/** `consume` from `consumeThen`. */
-export function promisedConsume(consumeThen: RateLimiter['consumeThen']): RateLimiter['consume'] {
-  return (accountId, limits, options) =>
-    new Promise((resolve, reject) => consumeThen(accountId, limits, (error, decision) => (decision === undefined ? reject(error) : resolve(decision)), options));
-}
-
-/** `take` from `takeThen`. */
-export function promisedTake(takeThen: AttemptLimiter['takeThen']): AttemptLimiter['take'] {
-  return (buckets) => new Promise((resolve, reject) => takeThen(buckets, (error, decision) => (decision === undefined ? reject(error) : resolve(decision))));
-}

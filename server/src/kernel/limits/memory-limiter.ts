@@ -108,12 +108,9 @@ export function createMemoryLimiter(now: () => number = Date.now, max = { budget
   }
 
   return {
-    consumeNow,
-    consumeThen: (accountId, limits, answer, options) => answer(null, consumeNow(accountId, limits, options)),
-    consume: async (accountId, limits, options) => consumeNow(accountId, limits, options),
+    consume: consumeNow,
     peek: async (accountId, limits, key?: KeyBudget) => tighter(peekNow(accountId, limits), key && peekNow(`key:${key.id}`, key.limits)),
-    takeThen: (buckets, answer) => answer(null, takeNow(buckets)),
-    take: async (buckets) => takeNow(buckets),
+    take: takeNow,
     giveBack: async (buckets) => giveBackNow(buckets),
     reset: async (key) => void attempts.delete(key),
     close: async () => clearInterval(sweep),

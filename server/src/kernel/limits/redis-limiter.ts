@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Limits } from '../access-terms/tiers.js';
 import { batchPerTurn } from '../turn-batch.js';
-import { promisedConsume, promisedTake, type Answer, type AttemptBucket, type BudgetState, type Limiter, type LimitDecision, type RateDecision } from './limiter.js';
+import type { AttemptBucket, BudgetState, Limiter, LimitDecision, RateDecision } from './limiter.js';
 import { budgetState, DAY_MS, decide, decideTake, drain, MINUTE_MS, tighter, type Meter } from './windows.js';
 
 /**
@@ -115,6 +115,9 @@ return out
 /** Bounds how long one script call holds Redis (each decision is a handful of commands). */
 const MAX_BATCH = 256;
 
+/** Node-style: an error (the store could not decide; `decision` is then undefined), or the decision. */
+type Answer<D> = (error: unknown, decision?: D) => void;
+
 /** A decision waiting for its turn's script call: a budget request ('b': the account's budget, and the API key's own when it has one) or a take or give-back of attempts ('a'). */
 type Pending =
   | { kind: 'b'; budget: string; limits: Limits; cost: number; apiKey: string | undefined; apiKeyLimits: Limits | undefined; answer: Answer<RateDecision> }
@@ -188,21 +191,20 @@ export function createRedisLimiter(redis: Redis, prefix = 'gatehouse:', now: () 
     return budgetState({ now: at, level: drain(state, at, limits.per_minute, MINUTE_MS), dayUsed: Number(dayUsed ?? 0), limits });
   }
 
-  const consumeThen: Limiter['consumeThen'] = (accountId, limits, answer, options) => {
-    const key = options?.key;
-    enqueue({ kind: 'b', budget: budgets + accountId, limits, cost: options?.cost ?? 1, apiKey: key && `${budgets}key:${key.id}`, apiKeyLimits: key?.limits, answer });
-  };
-  const takeThen: Limiter['takeThen'] = (buckets, answer) => enqueue({ kind: 'a', buckets, cost: 1, answer });
+  /** One answer of the turn's batch as a promise. */
+  const answered = <D>(send: (answer: Answer<D>) => void) =>
+    new Promise<D>((resolve, reject) => send((error, decision) => (decision === undefined ? reject(error) : resolve(decision))));
   return {
-    consumeThen,
-    consume: promisedConsume(consumeThen),
+    consume: (accountId, limits, options) => answered<RateDecision>((answer) => {
+      const key = options?.key;
+      enqueue({ kind: 'b', budget: budgets + accountId, limits, cost: options?.cost ?? 1, apiKey: key && `${budgets}key:${key.id}`, apiKeyLimits: key?.limits, answer });
+    }),
     async peek(accountId, limits, key) {
       const at = now();
       const [account, own] = await Promise.all([peekOne(budgets + accountId, limits, at), key && peekOne(`${budgets}key:${key.id}`, key.limits, at)]);
       return tighter(account, own);
     },
-    takeThen,
-    take: promisedTake(takeThen),
+    take: (buckets) => answered<LimitDecision>((answer) => enqueue({ kind: 'a', buckets, cost: 1, answer })),
     giveBack: (buckets) => new Promise((resolve, reject) => enqueue({ kind: 'a', buckets, cost: -1, answer: (error: unknown, done?: true) => (done ? resolve() : reject(error)) })),
     reset: async (key) => void (await redis.del(attempts + key)),
     close: async () => {},
