@@ -20,6 +20,35 @@ function label(frame) {
   return `${name}  ${area(frame.url)}${frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : ''}`;
 }
 
+/** Gatehouse's files, by the phase of a request they serve. */
+const CALLER_FILES = /\/access\/caller\/|\/api-key-verifier\.ts|\/access-tokens\.ts|\/account-cache\.ts|\/organization-cache\.ts|\/kernel\/limits\/|\/kernel\/eager\.ts|\/kernel\/revocation\.ts/;
+const HANDLER_FILES = /\.(routes|service|repository|presenter|queries)\.ts$|\/kernel\/db\/|\/kernel\/events\//;
+
+/**
+ * The phase of a request a sample belongs to, by the innermost frame that has a source (a native
+ * call such as a hash or a SQLite step is charged to the JavaScript that made it). The whole rest
+ * of a request runs inside the onRequest hook's stack when the caller is decided at once, so the
+ * outermost frame would charge everything to the caller's resolution.
+ */
+function phaseOf(stack) {
+  const leaf = stack[0];
+  if (leaf.functionName === '(garbage collector)') return 'garbage collection';
+  const frame = stack.find((f) => f.url);
+  if (!frame) return 'V8 and native code outside JavaScript';
+  const where = area(frame.url);
+  if (where.startsWith('server/src/')) {
+    if (CALLER_FILES.test(where)) return "the caller's resolution (credential, account, organization, budget, role)";
+    if (HANDLER_FILES.test(where)) return 'route handlers and their storage';
+    if (where.startsWith('server/src/http/')) return 'shared hooks (http/: headers, validation, histogram, access line, errors)';
+    return `Gatehouse: other (${where.replace(/^server\/src\//, '')})`;
+  }
+  if (/^(pino|thread-stream|sonic-boom|pino-std-serializers|fast-redact)$/.test(where)) return 'logging (pino)';
+  if (/^(better-sqlite3|kysely|pg|pg-protocol|ioredis)$/.test(where)) return 'route handlers and their storage';
+  if (/^(fastify|find-my-way|fast-json-stringify|avvio|light-my-request|@fastify\/.*|fast-uri|ajv.*|toad-cache|process-warning)$/.test(where)) return 'Fastify (routing, hooks, serialization)';
+  if (where === 'node internals') return 'Node (HTTP parsing and writing, sockets, timers, promises)';
+  return `other (${where})`;
+}
+
 /**
  * `window`: [from, to] in µs of the monotonic clock (process.hrtime, which V8's profile
  * timestamps share): only samples taken under load count, not start-up and account setup.
@@ -46,8 +75,15 @@ export async function summarizeProfile(file, { top = 25, requests = 0, window = 
   const byFunction = new Map();
   const byArea = new Map();
   const inclusive = new Map();
+  const byPhase = new Map();
   for (const [id, us] of selfUs) {
     const frame = nodes.get(id).callFrame;
+    if (frame.functionName !== '(idle)') {
+      const stack = [];
+      for (let n = id; n !== undefined; n = parent.get(n)) stack.push(nodes.get(n).callFrame);
+      const phase = phaseOf(stack);
+      byPhase.set(phase, (byPhase.get(phase) ?? 0) + us);
+    }
     total += us;
     if (frame.functionName === '(idle)') idle += us;
     const fn = label(frame);
@@ -77,6 +113,8 @@ export async function summarizeProfile(file, { top = 25, requests = 0, window = 
       (window ? ' under load' : '') +
       (requests ? ` for ${requests.toLocaleString('en-US')} requests = ${(busy / requests).toFixed(1)} µs of CPU per request` : '') +
       '; percentages are of the busy (non-idle) time',
+    '  -- by phase of the request --',
+    ...rows(byPhase, 20),
     '  -- self time by area --',
     ...rows(byArea, 20),
     '  -- self time by function --',

@@ -16,7 +16,7 @@ export function* awaited<T>(value: Eventually<T>): Generator<Eventually<T>, T, T
 /**
  * Runs a flow written top to bottom as a generator that waits with `yield* awaited(…)`: synchronously
  * while each answer is at hand, so a request whose every answer is cached creates no promise (the
- * same flow written with async/await cost `GET /v1/users/me` about a third more CPU: ADR 0002); from
+ * same flow written with async/await cost `GET /v1/users/me` about a third more CPU: ADR 0002, docs/adr/0002-caller-resolution-runs-eagerly.md); from
  * the first promise on, as a promise. A throw, or a rejection the flow does not catch, comes out as
  * the flow's own: thrown at once, or a rejected promise.
  */

@@ -135,6 +135,10 @@ export function decide(input: { now: number; account: Meter; key?: Meter; cost?:
     const state = { ...tighter(budgetState({ now, ...account }), key && budgetState({ now, ...key })), [why.window]: refusing[why.window] };
     return { decision: { allowed: false, violated: why.window, limitedBy: keyDecides ? 'api_key' : 'account', retryAfterSeconds: why.retryAfter, ...state }, admitted: false };
   }
-  const after = (m: Meter) => budgetState({ now, level: m.level + cost, dayUsed: m.dayUsed + cost, limits: m.limits });
-  return { decision: { allowed: true, violated: null, limitedBy: null, retryAfterSeconds: 0, ...tighter(after(account), key && after(key)) }, admitted: true };
+  return { decision: { allowed: true, violated: null, limitedBy: null, retryAfterSeconds: 0, ...tighter(spent(now, account, cost), key && spent(now, key, cost)) }, admitted: true };
+}
+
+/** A budget's windows after `cost` more (module-level: the TypeScript loader names each closure made per call, about a microsecond). */
+function spent(now: number, m: Meter, cost: number): BudgetState {
+  return budgetState({ now, level: m.level + cost, dayUsed: m.dayUsed + cost, limits: m.limits });
 }
