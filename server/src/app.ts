@@ -1,3 +1,4 @@
+import { buildSharedSerializer } from './http/shared-serializers.js';
 import type { Logger } from 'pino';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -62,6 +63,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    // One compiled serializer per distinct response schema, not per route and status (http/shared-serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
