@@ -5,6 +5,9 @@
  */
 export type Eventually<T> = T | Promise<T>;
 
+/** A flow for runEager: a generator that waits with `yield* awaited(…)` and returns a T. */
+export type Flow<T> = Generator<unknown, T, any>;
+
 /**
  * Waits for `value` inside a flow run by runEager: `const account = yield* awaited(cache.get(id))`
  * reads as `await`, but goes on at once when the value is at hand.
@@ -20,7 +23,7 @@ export function* awaited<T>(value: Eventually<T>): Generator<Eventually<T>, T, T
  * the first promise on, as a promise. A throw, or a rejection the flow does not catch, comes out as
  * the flow's own: thrown at once, or a rejected promise.
  */
-export function runEager<T>(flow: Generator<unknown, T, any>): Eventually<T> {
+export function runEager<T>(flow: Flow<T>): Eventually<T> {
   let step = flow.next();
   while (!step.done) {
     if (step.value instanceof Promise) return finishLater(flow, step.value);
@@ -29,7 +32,7 @@ export function runEager<T>(flow: Generator<unknown, T, any>): Eventually<T> {
   return step.value;
 }
 
-async function finishLater<T>(flow: Generator<unknown, T, any>, pending: Promise<unknown>): Promise<T> {
+async function finishLater<T>(flow: Flow<T>, pending: Promise<unknown>): Promise<T> {
   for (;;) {
     let resumed: { value: unknown } | { error: unknown };
     try {

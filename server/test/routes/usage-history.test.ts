@@ -220,6 +220,18 @@ describe(`usage history (${dialect})`, () => {
     expect((await stored(kept.orgId, keyId, 'day')).map((r) => r.ok)).toEqual([1]);
   });
 
+  it('reads a deleted account once, not once per request, when its old token keeps calling', async () => {
+    const gone = await account([]);
+    await t.deps.accountPurge.purgeAccount(gone.user.id);
+    const statements = await countStatements(t.deps.database);
+    for (let i = 0; i < 5; i++) {
+      const res = await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(gone.user.tokens.access_token) });
+      expect(res.statusCode).toBe(401);
+    }
+    expect(statements.touching('users').length).toBeLessThanOrEqual(1);
+    statements.stop();
+  });
+
   it('counts a request to an organization the caller is not in once, as forbidden, in their own', async () => {
     const { user, orgId } = await account([]);
     const other = await account([]);

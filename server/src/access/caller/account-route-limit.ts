@@ -1,7 +1,7 @@
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { AuthContext } from '../../http/route-config.js';
 import { AppError } from '../../kernel/errors.js';
-import { awaited } from '../../kernel/eager.js';
+import { awaited, type Flow } from '../../kernel/eager.js';
 
 /** Per account as configured; per IP ten times that (one office behind one address). */
 const IP_FACTOR = 10;
@@ -20,7 +20,7 @@ export interface AccountRouteLimit {
  * Answers the refusal, or undefined when the request may go on (a flow for runEager: at once in
  * memory); throws when the store cannot decide (a failed take is never a pass).
  */
-export function* accountRouteRefusal(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Generator<unknown, AppError | undefined, any> {
+export function* accountRouteRefusal(limit: AccountRouteLimit, auth: Pick<AuthContext, 'userId' | 'credential'>, ip: string): Flow<AppError | undefined> {
   const decision = yield* awaited(limit.limiter.take([
     { key: `account-routes:user:${auth.userId}:${auth.credential}`, limit: limit.perMinute, windowSeconds: 60 },
     { key: `account-routes:ip:${ip}`, limit: limit.perMinute * IP_FACTOR, windowSeconds: 60 },

@@ -4,7 +4,7 @@ import type { AuthContext } from '../../http/route-config.js';
 import { challenge, parseBearer } from '../../http/caller.js';
 import { RefusedCredential, type ApiKeyVerifier } from '../../kernel/access-terms/credentials.js';
 import { AppError } from '../../kernel/errors.js';
-import { awaited, runEager } from '../../kernel/eager.js';
+import { awaited, runEager, type Flow } from '../../kernel/eager.js';
 
 // The first steps of every check of a caller: who a credential belongs to, and whether the
 // account behind it may act now. resolveCaller (the authenticate step), a stream's last check and
@@ -32,7 +32,7 @@ function sessionContext(deps: Pick<CredentialDeps, 'revocations'>, claims: Acces
  * cache (a flow for runEager: at once on a hit). Credential errors are thrown as they are: a
  * RefusedCredential names the owner (its request is counted in the owner's usage history).
  */
-export function* identify(deps: CredentialDeps, credential: string): Generator<unknown, AuthContext, any> {
+export function* identify(deps: CredentialDeps, credential: string): Flow<AuthContext> {
   if (credential.startsWith('gth_')) return yield* awaited(deps.apiKeys.verify(credential));
   return sessionContext(deps, yield* awaited(deps.accessTokens.verify(credential)));
 }

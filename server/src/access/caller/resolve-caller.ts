@@ -10,10 +10,11 @@ import type { RoutePolicy } from '../../http/route-policy.js';
 import { parseBearer } from '../../http/caller.js';
 import { RefusedCredential } from '../../kernel/access-terms/credentials.js';
 import { AppError } from '../../kernel/errors.js';
-import { awaited, runEager, type Eventually } from '../../kernel/eager.js';
+import { awaited, runEager, type Eventually, type Flow } from '../../kernel/eager.js';
 import { organizationNotFound } from '../organizations/caller-role.js';
 import { budgetKeyOf } from '../usage/budget-key.js';
-import type { UsageOutcome } from '../usage/usage-counter.js';
+import type { UsageCounter, UsageOutcome } from '../usage/usage-counter.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { accountRouteRefusal, type AccountRouteLimit } from './account-route-limit.js';
 import { accountRefusal, asChallenge, identify, type CredentialDeps } from './credential.js';
 import { actingOrganization } from './acting-organization.js';
@@ -26,10 +27,10 @@ export interface CallerDeps extends CredentialDeps {
   limiter: RateLimiter;
   /** The abuse limit of the routes that spend no budget. */
   accountRoutes: AccountRouteLimit;
-  /** Spends uses of a key that has a number of them (api-keys service). */
-  keyUses: { spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }> };
+  /** Spends uses of a key that has a number of them. */
+  keyUses: Pick<ApiKeysService, 'spendUses'>;
   /** Counts each authenticated request by outcome for the usage history (in memory; written in batches). */
-  usage: { record(orgId: string, keyId: string | null, outcome: UsageOutcome): void };
+  usage: Pick<UsageCounter, 'record'>;
   clock: Clock;
 }
 
@@ -59,9 +60,6 @@ type Verdict = Resolution & { counted: { orgId: string; keyId: string | null; ou
 function refuse(orgId: string, keyId: string | null, outcome: UsageOutcome, refusal: AppError, rateLimit: RateDecision | null = null): Verdict {
   return { refusal, rateLimit, counted: { orgId, keyId, outcome } };
 }
-
-/** A step of the resolution: a flow run by runEager (kernel/eager.ts), waiting with `yield* awaited(…)`. */
-type Flow<T> = Generator<unknown, T, any>;
 
 /**
  * The caller of a protected route, decided in one pass in the order every request meets:

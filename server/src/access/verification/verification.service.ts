@@ -1,6 +1,7 @@
 import { budgetKeyOf } from '../usage/budget-key.js';
 import type { ApiKeyVerifier, AuthContext } from '../../kernel/access-terms/credentials.js';
-import type { UsageOutcome } from '../usage/usage-counter.js';
+import type { UsageCounter, UsageOutcome } from '../usage/usage-counter.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { AppError } from '../../kernel/errors.js';
 import { limitsFor } from '../../kernel/access-terms/tiers.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
@@ -45,16 +46,13 @@ interface Window {
 
 export interface VerificationDeps {
   apiKeys: Pick<ApiKeyVerifier, 'inspect'>;
-  keyUses: {
-    spendUses(keyId: string, cost: number): Promise<{ remaining: number } | { exhausted: true; retryAfterSeconds: number | null }>;
-    usesLeft(keyId: string): Promise<number | null>;
-  };
+  keyUses: Pick<ApiKeysService, 'spendUses' | 'usesLeft'>;
   accessTokens: AccessTokens;
   revocations: RevocationList;
   accounts: AccountCache;
   organizations: Pick<OrganizationCache, 'get'>;
   limiter: RateLimiter;
-  usage: { record(orgId: string, keyId: string | null, outcome: UsageOutcome): void };
+  usage: Pick<UsageCounter, 'record'>;
   clock: Clock;
 }
 

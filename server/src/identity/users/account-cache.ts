@@ -18,7 +18,10 @@ export const ACCOUNT_CACHE_TTL_MS = 5_000;
  */
 export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clock: Clock }) {
   const { users, bus, clock } = deps;
-  const cache = new LruCache<string, { row: UserRow; at: number }>(100_000);
+  // row undefined: no such account (deleted). Remembered like a row, so a credential that outlived
+  // its account (a revoked session's token, counted in the usage history) reads the database once
+  // per bound, not once per request. Ids are never reused, so an absence cannot hide a new account.
+  const cache = new LruCache<string, { row: UserRow | undefined; at: number }>(100_000);
   bus.subscribe((m) => {
     if (m.type === 'account-changed') cache.delete(m.userId);
   });
@@ -32,8 +35,7 @@ export function createAccountCache(deps: { users: UsersRepository; bus: Bus; clo
       return users.findById(userId).then((row) => {
         // Frozen: a row is shared by every request of the account (and the hot path caches
         // answers per row), so changing one in place would be a bug; this makes it throw.
-        if (row) cache.set(userId, { row: Object.freeze(row), at: clock.now() });
-        else cache.delete(userId);
+        cache.set(userId, { row: row && Object.freeze(row), at: clock.now() });
         return row;
       });
     },
