@@ -6,17 +6,18 @@
  * compile with tsc against React Native's own types (an Expo-style .tsx screen, and a CommonJS
  * file), with react and react-native taken from this repository as an app would have them.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { REPO_ROOT, cleanEnv, installIntoFreshProject, pack } = require('../../scripts/packages.cjs') as {
+// Its children run asynchronously (see there): this suite shares its process with the suites that
+// hold connections to the live server.
+const { REPO_ROOT, run, installIntoFreshProject, pack } = require('../../scripts/packages.cjs') as {
   REPO_ROOT: string;
-  cleanEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
-  installIntoFreshProject(tarballs: string[], extraNpmArgs?: string[]): string;
-  pack(dir: string, destination: string): { tarball: string; files: string[] };
+  run(command: string, args: string[], options: { cwd: string }): Promise<string>;
+  installIntoFreshProject(tarballs: string[], extraNpmArgs?: string[]): Promise<string>;
+  pack(dir: string, destination: string): Promise<{ tarball: string; files: string[] }>;
 };
 
 const TSC = require.resolve('typescript/bin/tsc');
@@ -24,13 +25,13 @@ let packDir: string;
 let project: string;
 let files: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   packDir = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'));
-  const sdk = pack(resolve(REPO_ROOT, 'sdk'), packDir);
-  const native = pack(resolve(REPO_ROOT, 'react-native'), packDir);
+  const sdk = await pack(resolve(REPO_ROOT, 'sdk'), packDir);
+  const native = await pack(resolve(REPO_ROOT, 'react-native'), packDir);
   files = native.files;
   // Peers (react, react-native, expo-secure-store) are the app's: not installed from the registry here.
-  project = installIntoFreshProject([sdk.tarball, native.tarball], ['--legacy-peer-deps']);
+  project = await installIntoFreshProject([sdk.tarball, native.tarball], ['--legacy-peer-deps']);
   for (const peer of ['react', 'react-native', '@types/react', 'expo-secure-store', '@react-native']) {
     const target = join(project, 'node_modules', peer);
     mkdirSync(join(target, '..'), { recursive: true });
@@ -42,20 +43,20 @@ afterAll(() => {
   rmSync(project, { recursive: true, force: true });
 });
 
-const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: project, env: cleanEnv(), encoding: 'utf8' }).trim();
+const node = (args: string[]) => run(process.execPath, args, { cwd: project });
 
-it('carries its builds, license and readme; the SDK comes along as its dependency', () => {
+it('carries its builds, license and readme; the SDK comes along as its dependency', async () => {
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts']));
   expect(files.filter((f) => /^(src|test)\//.test(f))).toEqual([]);
-  expect(node(['-p', "require('@gatehouse/react-native/package.json').dependencies['@gatehouse/sdk']"])).toBe('0.1.0');
+  await expect(node(['-p', "require('@gatehouse/react-native/package.json').dependencies['@gatehouse/sdk']"])).resolves.toBe('0.1.0');
 });
 
-it('the SDK loads with require() and with import() there', () => {
-  expect(node(['-p', "typeof require('@gatehouse/sdk').createGatehouse"])).toBe('function');
-  expect(node(['--input-type=module', '-e', "console.log(typeof (await import('@gatehouse/sdk')).createGatehouse)"])).toBe('function');
+it('the SDK loads with require() and with import() there', async () => {
+  await expect(node(['-p', "typeof require('@gatehouse/sdk').createGatehouse"])).resolves.toBe('function');
+  await expect(node(['--input-type=module', '-e', "console.log(typeof (await import('@gatehouse/sdk')).createGatehouse)"])).resolves.toBe('function');
 });
 
-it("compiles an app's use of the package with tsc against React Native's types", () => {
+it("compiles an app's use of the package with tsc against React Native's types", async () => {
   writeFileSync(join(project, 'App.tsx'), `import { Text, View } from 'react-native';
 import { GatehouseProvider, secureStoreTokenStore, useAgents, useMessages, useSession, type Agent } from '@gatehouse/react-native';
 
@@ -83,7 +84,7 @@ export default function App() {
   }));
   for (const config of ['tsconfig.json', 'tsconfig.cjs.json']) {
     try {
-      execFileSync(process.execPath, [TSC, '-p', config], { cwd: project, env: cleanEnv(), encoding: 'utf8' });
+      await run(process.execPath, [TSC, '-p', config], { cwd: project });
     } catch (error) {
       throw new Error(`tsc -p ${config} failed in the consumer project:\n${(error as { stdout?: string }).stdout}`);
     }
