@@ -19,8 +19,10 @@ const CAP = 2_147_483_647; // the caps Gatehouse checks, as one more condition i
  * src/core/ids.ts in a server from before the kernel (--server-root, --compare).
  */
 export function idsModule(serverDir) {
-  const found = ['kernel', 'core'].map((d) => join(serverDir, 'src', d, 'ids.ts')).find((p) => existsSync(p));
-  if (!found) throw new Error(`no src/kernel/ids.ts or src/core/ids.ts in ${serverDir}`);
+  // The compiled server's (dist/), or in a server from before the build, its TypeScript (run through tsx).
+  const candidates = [join(serverDir, 'dist', 'kernel', 'ids.js'), ...['kernel', 'core'].map((d) => join(serverDir, 'src', d, 'ids.ts'))];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`no dist/kernel/ids.js, src/kernel/ids.ts or src/core/ids.ts in ${serverDir}`);
   return pathToFileURL(found).href;
 }
 
@@ -150,7 +152,7 @@ const limitOf = (request) => Math.min(100, Math.max(1, Number(request.query.limi
  * The ceiling's routes on `app` (a bare Fastify instance). `store` is `{ current }`, the store of
  * openCeilingStore, and `ids` `{ current }`, the server's `newId`: both set before the first
  * request (the in-process reference opens its store only once Gatehouse has migrated the database
- * and the bench account exists, and loads ids.ts once Gatehouse has registered tsx).
+ * and the bench account exists, and loads the server's ids module then: dist/kernel/ids.js, or ids.ts in a server from before the build, once Gatehouse has registered tsx).
  */
 export function registerCeilingRoutes(app, store, ids) {
   app.get('/v1/agents/:id', async (request, reply) => {

@@ -1,6 +1,8 @@
 // One Gatehouse deployment under test (embedded, or PostgreSQL + Redis): its storage, its server
 // process, and the way to remove it all.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +78,21 @@ async function withReference(deployment) {
   deployment.reference = { base: `http://127.0.0.1:${port}` };
 }
 
+const built = new Set();
+/**
+ * Compiles `root`'s server once per bench run (its bin runs dist/); a checkout from before the
+ * build step has no build script and runs its TypeScript through tsx.
+ */
+function ensureBuilt(root) {
+  const script = join(root, 'server', 'scripts', 'build.mjs');
+  if (built.has(root) || !existsSync(script)) return;
+  const result = spawnSync(process.execPath, [script], { cwd: join(root, 'server'), encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`building the server in ${root} failed:\n${result.stderr}`);
+  built.add(root);
+}
+
 async function startServer(deployment) {
+  ensureBuilt(deployment.root);
   deployment.server = startProcess(`gatehouse (${deployment.name})`, [...deployment.nodeArgs, 'server/bin/gatehouse.js', 'serve'], deployment.env, deployment.root);
   await waitUntilServing(deployment.server, `${deployment.base}/healthz`);
   if (deployment.reference) await waitUntilServing(deployment.server, `${deployment.reference.base}/healthz`);
@@ -105,6 +121,7 @@ export async function withServerStopped(deployment, whileStopped) {
 
 /** The CLI on the deployment's database: `gatehouse <args>`. */
 export function gatehouseCli(deployment, args) {
+  ensureBuilt(deployment.root);
   return run(process.execPath, ['server/bin/gatehouse.js', ...args], deployment.env, deployment.root);
 }
 

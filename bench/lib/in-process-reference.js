@@ -15,9 +15,9 @@
 //
 // Routes besides the ceiling's (`/healthz` included) and `GET /` (hello-world):
 //   POST /bench/open   { orgId?, userId? }: opens the store on DATABASE_URL (the database Gatehouse
-//                      has migrated by then) for the bench account, and loads the server's ids.ts
-//                      (src/kernel/ids.ts, or src/core/ids.ts in a server from before the kernel)
-//                      (tsx is registered by then); the ceiling's routes answer only after it
+//                      has migrated by then) for the bench account, and loads the server's ids
+//                      module (dist/kernel/ids.js; in a server from before the build, its ids.ts,
+//                      tsx being registered by then); the ceiling's routes answer only after it
 //   POST /bench/trace/start, POST /bench/trace/stop: the critical path of requests, below
 //   POST /bench/log-line { lines }: what one access line costs, below
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';

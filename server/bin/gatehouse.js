@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader: no build step to forget.
-import { register } from 'tsx/esm/api';
+// The CLI runs the compiled server (dist/, made from src/ by `npm run build -w server`; `npm start`
+// and the test suites build it first): plain Node, no TypeScript loader at run time.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli.ts');
+const cli = new URL('../dist/cli.js', import.meta.url);
+if (!existsSync(cli)) {
+  console.error('gatehouse: the server is not built (no dist/cli.js). Run `npm run build -w server` in the repository, or `npm start`, which builds it.');
+  process.exit(1);
+}
+const { main } = await import(cli.href);
 await main(process.argv.slice(2));

@@ -18,6 +18,7 @@ import { ACCOUNT_CACHE_TTL_MS } from '../src/identity/users/account-cache.js';
 import { TIERS } from '../src/kernel/access-terms/tiers.js';
 import * as OTPAuth from 'otpauth';
 import { bearer, dialect, STRONG_PASSWORD, uniqueEmail } from './harness.js';
+import { ensureServerBuilt } from './server-process.js';
 
 /**
  * `npx gatehouse <command>`, run as a user runs it: a child process on the database,
@@ -108,6 +109,7 @@ describe(`npx gatehouse (CLI, ${dialect})`, () => {
   }
 
   beforeAll(async () => {
+    await ensureServerBuilt(); // the bin runs the compiled server
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
     dbFile = join(dir, 'db.sqlite');
     if (postgresUrl && schema) {

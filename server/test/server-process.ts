@@ -3,7 +3,8 @@
  * process, fault and multi-instance tests, and the SDK's and the dashboard's suites (they import
  * this file), so starting, waiting and stopping are written once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,18 @@ export interface ServerProcess {
 }
 
 export const SERVER_DIR = join(import.meta.dirname, '..');
-const GATEHOUSE_BIN = join(SERVER_DIR, 'bin', 'gatehouse.js');
+export const GATEHOUSE_BIN = join(SERVER_DIR, 'bin', 'gatehouse.js');
+
+let built: Promise<unknown> | undefined;
+/**
+ * Compiles src/ to dist/ (scripts/build.mjs: about half a second, and it writes only what changed)
+ * once per test process, before the first `gatehouse` it spawns: the bin runs dist/, so a suite
+ * never spawns code older than the sources it tests.
+ */
+export function ensureServerBuilt(): Promise<unknown> {
+  built ??= promisify(execFile)(process.execPath, [join(SERVER_DIR, 'scripts', 'build.mjs')], { cwd: SERVER_DIR });
+  return built;
+}
 
 /** `gatehouse serve` on a free loopback port; resolves once /healthz answers. */
 /** More environment, or a function of the port the server will listen on (for values naming it). */
@@ -66,7 +78,8 @@ export async function startServerOnFreshSqlite(env: ExtraEnv = {}): Promise<Serv
  * still running after `timeoutMs` (a `serve` that should have refused to start) is killed, and
  * its code is null.
  */
-export function runGatehouse(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+export async function runGatehouse(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+  await ensureServerBuilt();
   return new Promise((resolve) => {
     const run = spawn(process.execPath, [GATEHOUSE_BIN, ...args], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -81,6 +94,7 @@ export function runGatehouse(args: string[], env: Record<string, string>, timeou
 }
 
 async function startOnce(extraEnv: ExtraEnv, port: number): Promise<ServerProcess> {
+  await ensureServerBuilt();
   const base = `http://127.0.0.1:${port}`;
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, LOG_LEVEL: 'info', ...(typeof extraEnv === 'function' ? extraEnv(port) : extraEnv) };
   const child = spawn(process.execPath, [GATEHOUSE_BIN, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -95,8 +109,8 @@ async function startOnce(extraEnv: ExtraEnv, port: number): Promise<ServerProces
     clearTimeout(timer);
     return code;
   };
-  // Up to 60 s: on a loaded CI machine (two cores, both test workers busy) tsx and the migrations
-  // have once taken over 30 s before the first line of output.
+  // Up to 60 s: on a loaded CI machine (two cores, both test workers busy) the start and the
+  // migrations have once taken over 30 s before the first line of output.
   for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     if (child.exitCode !== null) break;
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return { base, child, env, output: () => output, stop };

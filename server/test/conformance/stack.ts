@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { SERVER_DIR, startServer, type ServerProcess } from '../server-process.js';
+import { ensureServerBuilt, SERVER_DIR, startServer, type ServerProcess } from '../server-process.js';
 import { startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
 import { startInbox } from '../smtp-inbox.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -68,7 +68,8 @@ async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promis
   };
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  await ensureServerBuilt();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['bin/gatehouse.js', ...args], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
