@@ -31,7 +31,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
         version: '1.0.0',
         description:
           'Accounts, sessions, API keys and rate limits for the agent and chat platform. Every error is RFC 9457 problem+json with a stable `code`; see /docs/errors.',
-        license: { name: 'Proprietary', url: `${opts.publicUrl}/docs` },
+        license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'Gatehouse', url: `${opts.publicUrl}/docs` },
       },
       // Relative: "Try it out" calls the host the page was opened on (localhost, 127.0.0.1, a proxy's name).
