@@ -67,5 +67,6 @@ export async function buildServer() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const written = await buildServer();
-  console.log(`server: ${written === 0 ? 'dist/ is up to date' : `compiled ${written} file(s) to ${relative(process.cwd(), DIST) || '.'}`}`);
+  // To stderr: `npm pack --json` (prepack runs this) keeps stdout for its JSON.
+  console.error(`server: ${written === 0 ? 'dist/ is up to date' : `compiled ${written} file(s) to ${relative(process.cwd(), DIST) || '.'}`}`);
 }

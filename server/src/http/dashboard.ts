@@ -5,8 +5,16 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setPageHeaders } from './page-headers.js';
 
-/** Where `npm run build -w dashboard` writes the dashboard (Vite's outDir). */
-export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
+/**
+ * The built dashboard: inside the installed package, `dashboard-dist/` beside `dist/` (packed
+ * there by scripts/pack-dashboard.mjs); in the repository, where `npm run build -w dashboard`
+ * writes it (Vite's outDir). The package's copy exists only in a packed package (postpack
+ * removes it), so a checkout always serves its own build.
+ */
+const PACKAGED_DASHBOARD = fileURLToPath(new URL('../../dashboard-dist', import.meta.url));
+export const DASHBOARD_DIST = existsSync(join(PACKAGED_DASHBOARD, 'index.html'))
+  ? PACKAGED_DASHBOARD
+  : fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
 
 /**
  * The dashboard's client routes (dashboard/src/routes.ts): each answers index.html and the
