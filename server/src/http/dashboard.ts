@@ -6,15 +6,15 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setPageHeaders } from './page-headers.js';
 
 /**
- * The built dashboard: inside the installed package, `dashboard-dist/` beside `dist/` (packed
- * there by scripts/pack-dashboard.mjs); in the repository, where `npm run build -w dashboard`
- * writes it (Vite's outDir). The package's copy exists only in a packed package (postpack
- * removes it), so a checkout always serves its own build.
+ * The built dashboard. In a checkout (the package's sources are there), where `npm run build -w
+ * dashboard` writes it (Vite's outDir); in the installed package (no sources), `dashboard-dist/`
+ * beside `dist/`, which scripts/pack-dashboard.mjs packed there. Decided by the sources, not by
+ * which folder exists: a checkout being packed holds both for a moment.
  */
-const PACKAGED_DASHBOARD = fileURLToPath(new URL('../../dashboard-dist', import.meta.url));
-export const DASHBOARD_DIST = existsSync(join(PACKAGED_DASHBOARD, 'index.html'))
-  ? PACKAGED_DASHBOARD
-  : fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+export const DASHBOARD_DIST = existsSync(join(PACKAGE_DIR, 'src'))
+  ? fileURLToPath(new URL('../../../dashboard/dist', import.meta.url))
+  : join(PACKAGE_DIR, 'dashboard-dist');
 
 /**
  * The dashboard's client routes (dashboard/src/routes.ts): each answers index.html and the
