@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,22 @@ const { run, pack } = createRequire(import.meta.url)('../../scripts/packages.cjs
 
 /** Packages a server install must never bring along. */
 const TOOLCHAINS = ['vite', 'vitest', 'jest', 'expo', 'react-native', 'react', 'typescript', 'tsx', 'esbuild', '@playwright/test', 'playwright-core'];
+
+describe('one version', () => {
+  const versionOf = (dir: string) => (JSON.parse(readFileSync(join(SERVER_DIR, '..', dir, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = versionOf('server');
+
+  it('for the server, the SDK and the React Native package, which depends on that SDK', () => {
+    expect([versionOf('sdk'), versionOf('react-native')]).toEqual([version, version]);
+    const native = JSON.parse(readFileSync(join(SERVER_DIR, '..', 'react-native', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(native.dependencies['@gatehouse/sdk']).toBe(version);
+  });
+
+  it('has its section in CHANGELOG.md', () => {
+    const changelog = readFileSync(join(SERVER_DIR, '..', 'CHANGELOG.md'), 'utf8');
+    expect(changelog).toMatch(new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm'));
+  });
+});
 
 // It reads no DATABASE_URL or REDIS_URL: the second CI pass (with them set) would run it again for nothing.
 describe.skipIf(Boolean(process.env.DATABASE_URL))('the packed server, installed in an empty folder', () => {
