@@ -977,7 +977,7 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
     // The charts' own pictures, each checked for its lines when it was taken (chartInk).
     expect(chartShots).toHaveLength(4);
     for (const shot of chartShots) expect(existsSync(join(journey.screenshotDir, `${shot}.png`)), shot).toBe(true);
-    // The README's pictures change only when asked to (UPDATE_README_IMAGES=1), so a test run
+    // The pictures in docs/guides/dashboard.md change only when asked to (UPDATE_README_IMAGES=1), so a test run
     // leaves the working tree clean.
     if (process.env.UPDATE_README_IMAGES !== '1') return;
     mkdirSync(README_IMAGE_DIR, { recursive: true });

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
 /**
- * The only reader of process.env. Every variable the README's Configuration lists is declared here with its default;
+ * The only reader of process.env. Every variable docs/reference/configuration.md lists is declared here with its default;
  * a bad value stops the start with one line naming the variable.
  */
 const IntString = (min: number, max: number) => ({ min, max });

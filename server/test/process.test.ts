@@ -13,7 +13,7 @@ describe('the server process', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
-    // An old variable name (README, Configuration): still read, with one warning at start.
+    // An old variable name (docs/reference/configuration.md): still read, with one warning at start.
     server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'g.db')}`, AGENTS_PER_ACCOUNT: '50' });
   });
   afterAll(async () => {

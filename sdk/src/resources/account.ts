@@ -26,7 +26,7 @@ export function accountResource(call: Call, sessions: SessionManager) {
      * (auth.verifyEmail with its token) makes the change. Until then the account keeps its address.
      */
     changeEmail: (body: RequestBody<'changeEmail'>, options?: RequestOptions) => call('changeEmail', { body }, options),
-    /** Everything the account holds, as one JSON document (format in the server's README, "Your data"). */
+    /** Everything the account holds, as one JSON document (format in docs/guides/account.md, "Your data"). */
     export: (options?: RequestOptions) => call('exportMe', {}, options),
     /** Other sessions are signed out; this one stays. */
     changePassword: (body: RequestBody<'changePassword'>, options?: RequestOptions) => call('changePassword', { body }, options),

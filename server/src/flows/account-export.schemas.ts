@@ -9,8 +9,8 @@ export const ACCOUNT_EXPORT_VERSION = 1;
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
- * GET /v1/users/me/export: everything the account holds, as one JSON document (README "Your
- * data"). The collections use the API's own shapes (Agent, Chat, Message, WebhookEndpoint, ApiKey,
+ * GET /v1/users/me/export: everything the account holds, as one JSON document (docs/guides/account.md,
+ * "Your data"). The collections use the API's own shapes (Agent, Chat, Message, WebhookEndpoint, ApiKey,
  * Passkey, Identity, SecurityEvent), so what a client already parses it can read here; no secret,
  * hash or key material is in it.
  */

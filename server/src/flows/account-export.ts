@@ -55,7 +55,7 @@ async function* one(value: unknown): AsyncGenerator<string> {
 }
 
 /**
- * GET /v1/users/me/export (format: account-export.schemas.ts, README "Your data"). The document is
+ * GET /v1/users/me/export (format: account-export.schemas.ts, docs/guides/account.md, "Your data"). The document is
  * written while it is read, page by page, so memory stays flat whatever the caps allow an account
  * to hold. It is not a snapshot: a change made during a long export may or may not be in it.
  */

@@ -7,9 +7,9 @@ import { createPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { sqliteStorage, type Storage } from './storage.js';
 
 /**
- * Redis dies under load and comes back. The documented choice (README, "When Redis is
- * unreachable"): keep serving, limit each instance in memory, log `redis limiter failed`, say
- * not-ready naming redis. So every request must still succeed, quickly; and once Redis is back,
+ * Redis dies under load and comes back. The documented choice (docs/guides/many-instances.md,
+ * "When Redis is unreachable"): keep serving, limit each instance in memory, log `redis limiter
+ * failed`, say not-ready naming redis. So every request must still succeed, quickly; and once Redis is back,
  * /readyz is 200 again and the limiter writes its counters there again. A private redis-server:
  * the shared one is never touched.
  */

@@ -11,7 +11,7 @@ import { gatehouse, type CreatedWebhookEndpoint } from '../../lib/api.ts';
 type EventPattern = RequestBody<'createWebhook'>['events'][number];
 import { useAction } from '../../lib/hooks.ts';
 
-/** The events one subscribes to most; `group.*` patterns are accepted too (README: webhooks). */
+/** The events one subscribes to most; `group.*` patterns are accepted too (docs/guides/webhooks.md). */
 const EVENT_OPTIONS: { value: EventPattern; label: string }[] = [
   { value: 'chat.message.created', label: 'chat.message.created' },
   { value: 'agent.*', label: 'agent.* (created, updated, deleted)' },

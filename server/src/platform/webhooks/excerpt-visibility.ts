@@ -5,7 +5,7 @@ import { atLeast, type OrgRole } from '../../kernel/access-terms/roles.js';
  * Who reads what receivers answered: those who operate the organization's endpoints, an admin
  * (or owner) with a credential that may change them (`webhooks:write`). With
  * WEBHOOK_ALLOW_PRIVATE an endpoint can point at an internal service, and its answer's start is
- * then a view into that network (README, "Webhooks"): a viewer, a member, or a read-only key
+ * then a view into that network (docs/guides/webhooks.md): a viewer, a member, or a read-only key
  * sees each attempt's status and timing, never the excerpt.
  */
 export function maySeeExcerpts(auth: Pick<AuthContext, 'scopes'>, role: OrgRole): boolean {

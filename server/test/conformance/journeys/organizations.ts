@@ -3,7 +3,7 @@ import { tokenFromMail } from '../../smtp-inbox.js';
 import type { Answer } from '../contract-client.js';
 import { confirmEmail, signUp, type Actor, type GetContext } from '../context.js';
 
-/** The header an access token names the organization it acts for with (README "Teams"). */
+/** The header an access token names the organization it acts for with (docs/guides/teams.md). */
 const ORG = 'gatehouse-organization';
 
 /**

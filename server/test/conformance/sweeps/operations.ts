@@ -117,7 +117,7 @@ export const BUDGET_EXEMPT = new Set([
 
 /**
  * The operations that act for the organization a token's Gatehouse-Organization header names
- * (README "Teams"): every operation with a scope (or 'any'), and of the account's own the profile
+ * (docs/guides/teams.md): every operation with a scope (or 'any'), and of the account's own the profile
  * (it names that organization) and the API keys (they belong to one). They answer a malformed
  * header 400 invalid_request and an organization the caller is not in 403 not_a_member; the other
  * account and admin operations ignore the header (the organization routes take theirs from the path).
