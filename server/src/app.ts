@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Dependencies } from './dependencies.js';
-import { registerAuthentication, type AuthenticateDeps } from './access/index.js';
+import { ORGANIZATION_HEADER, registerAuthentication, type AuthenticateDeps } from './access/index.js';
 import { createAccessLog } from './http/access-log.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerCommonHeaders } from './http/common-headers.js';
@@ -93,7 +93,8 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'],
+      // Every request header the API reads: a page on another origin sends them after the preflight.
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID', ORGANIZATION_HEADER],
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
       maxAge: 600,
     });

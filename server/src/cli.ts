@@ -19,7 +19,8 @@ const INSTANCES_NOTE = `With REDIS_URL set, running instances act on it at once.
 instance: it sees the change when its cached copy expires (an account within 5 s, an API key within
 5 minutes), and live streams it holds stay open; the API, served by the instance itself, acts at once.`;
 
-const HELP: Record<string, string> = {
+/** What `--help` prints, per command (`main`: the list); docs/reference/cli.md is generated from it. */
+export const HELP: Record<string, string> = {
   main: `Usage: npx gatehouse <command> [options]
 
 Commands:

@@ -18,6 +18,7 @@ export { createApiKeysRepository } from './api-keys/api-keys.repository.js';
 export { ApiKey, apiKeysRoutes, CreatedApiKey } from './api-keys/api-keys.routes.js';
 export { createApiKeysService } from './api-keys/api-keys.service.js';
 export type { ApiKeysService } from './api-keys/api-keys.service.js';
+export { ORGANIZATION_HEADER } from './caller/acting-organization.js';
 export { auditActorOf } from './caller/audit-actor.js';
 export { registerAuthentication } from './caller/authenticate.js';
 export type { AuthenticateDeps } from './caller/authenticate.js';

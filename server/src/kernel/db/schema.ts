@@ -349,7 +349,7 @@ export interface OidcFlowsTable {
   nonce: string;
   /** Gatehouse's own PKCE verifier towards the provider. */
   provider_verifier: string;
-  /** Where the app wants the one-time code (checked against PUBLIC_URL, CORS_ORIGINS, APP_LINK_URL). */
+  /** Where the app wants the one-time code (checked against PUBLIC_URL/oidc-callback, OIDC_REDIRECT_URIS and APP_LINK_URL). */
   redirect_uri: string;
   /** The app's PKCE challenge (S256): only its verifier redeems the code. */
   code_challenge: string;
