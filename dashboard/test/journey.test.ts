@@ -10,7 +10,7 @@
  * growing on the open page. Every page is checked by axe-core and photographed at desktop and phone
  * width (journey-harness.ts).
  */
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatehouse } from '@gatehouse/sdk';
@@ -665,6 +665,15 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
     await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
     const codes = (await page.getByRole('list', { name: 'Recovery codes' }).locator('code').allTextContents()).map((c) => c.trim());
     expect(codes).toHaveLength(10);
+    // Copied and downloaded as they were shown, one a line.
+    await page.getByRole('button', { name: 'Copy the codes' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join('\n'));
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+    expect(saved.suggestedFilename()).toBe('gatehouse-recovery-codes.txt');
+    const file = readFileSync((await saved.path())!, 'utf8');
+    expect(file.trim().split('\n').slice(-10)).toEqual(codes);
+    expect(file).toContain('Each one signs you in once');
     await shoot('recovery-codes');
     await page.getByRole('button', { name: 'I have stored them' }).click();
     await page.getByText(/^On since/).waitFor();

@@ -1,11 +1,11 @@
 /**
  * "Download your data": reads the account's export (GET /v1/users/me/export) and hands it to the
- * browser as a file. The file is a Blob behind an `<a download>`: saving it is a navigation to a
- * `blob:` URL of this origin, which the CSP's `connect-src`/`default-src` do not govern (only
- * fetches and subresources are), so nothing in the policy has to change.
+ * browser as a file (download.ts); its Blob's URL is kept while the page shows it, so "Save it
+ * again" works.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gatehouse } from './api.ts';
+import { offerDownload } from './download.ts';
 import { useAction } from './hooks.ts';
 
 export interface SavedExport {
@@ -13,17 +13,6 @@ export interface SavedExport {
   bytes: number;
   /** The Blob's URL, kept while the page shows it so "Save it again" works; revoked after. */
   url: string;
-}
-
-/** `<a download>` clicked from script: the browser saves `url` as `filename`. */
-function offerDownload(url: string, filename: string): void {
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
 }
 
 export function useAccountExport() {

@@ -1,10 +1,13 @@
 import { ActionForm } from '../../components/ActionForm.tsx';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { CopyButton } from '../../components/CopyButton.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Field } from '../../components/Field.tsx';
+import { Icon } from '../../components/Icon.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { SubmitButton } from '../../components/SubmitButton.tsx';
 import { gatehouse } from '../../lib/api.ts';
+import { downloadText } from '../../lib/download.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useAction, useResource } from '../../lib/hooks.ts';
 import { LinkedProvidersCard } from './LinkedProvidersCard.tsx';
@@ -134,6 +137,13 @@ function ConfirmEnrolment({ enrolment, onConfirmed, onCancel }: { enrolment: Enr
   );
 }
 
+const RECOVERY_CODES_FILENAME = 'gatehouse-recovery-codes.txt';
+
+/** The downloaded file: what the codes are for and where they came from, then one code a line. */
+function recoveryCodesFile(codes: string[]): string {
+  return `Recovery codes for ${location.host}, made ${new Date().toISOString().slice(0, 10)}.\nEach one signs you in once in place of your authenticator app.\n\n${codes.join('\n')}\n`;
+}
+
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useLayoutEffect(() => heading.current?.focus(), []);
@@ -150,6 +160,13 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
           </li>
         ))}
       </ol>
+      <div class="actions">
+        <CopyButton text={codes.join('\n')} label="Copy the codes" />
+        <button type="button" class="button button-secondary" onClick={() => downloadText(recoveryCodesFile(codes), RECOVERY_CODES_FILENAME)}>
+          <Icon name="download" />
+          Download
+        </button>
+      </div>
       <button type="button" class="button button-primary" onClick={onDone}>
         I have stored them
       </button>
