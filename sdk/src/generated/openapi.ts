@@ -525,7 +525,7 @@ export interface paths {
         };
         /**
          * Start signing in with a provider: open this URL in the person's browser
-         * @description Redirects (302) to the provider. When the person is back, the browser goes to `redirect_uri` with `code` (one use, 2 minutes) and the `state` given here, or with `error` and `error_description`. Redeem the code with POST /v1/auth/oidc/token (or link it with POST /v1/users/me/identities) and the PKCE verifier.
+         * @description Redirects (302) to the provider. When the person is back, the browser goes to `redirect_uri` with `code` (one use, 2 minutes) and the `state` given here, or with `error` and `error_description`. Redeem the code with POST /v1/auth/oidc/token (or link it with POST /v1/users/me/identities) and the PKCE verifier. A refusal asked for as HTML (a browser navigating here) is a readable page with the same status, not problem+json.
          */
         get: operations["authorizeWithProvider"];
         put?: never;
@@ -545,13 +545,13 @@ export interface paths {
         };
         /**
          * Where the provider sends the browser back (register it at the provider as the redirect URI)
-         * @description Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400.
+         * @description Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400; asked for as HTML (the browser), a refusal is a readable page with the same status, not problem+json.
          */
         get: operations["providerCallback"];
         put?: never;
         /**
          * Where the provider sends the browser back (register it at the provider as the redirect URI)
-         * @description Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400.
+         * @description Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400; asked for as HTML (the browser), a refusal is a readable page with the same status, not problem+json.
          */
         post: operations["providerCallbackFormPost"];
         delete?: never;

@@ -5,6 +5,7 @@ import { setCommonHeaders } from './common-headers.js';
 import { createFailureLog } from './failure-log.js';
 import { documentFrameworkErrors } from './framework-responses.js';
 import { validationToFieldErrors } from './validation.js';
+import { sendProblemPage, wantsProblemPage } from './problem-page.js';
 
 export interface ProblemBody {
   type: string;
@@ -126,6 +127,7 @@ export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppEr
   };
   if (errors?.length) body.errors = errors;
   if (headers) reply.headers(headers);
+  if (wantsProblemPage(reply)) return sendProblemPage(reply, body, publicUrl);
   return reply.code(error.status).type('application/problem+json').send(body);
 }
 

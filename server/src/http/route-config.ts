@@ -33,6 +33,8 @@ declare module 'fastify' {
     locationHeader?: boolean;
     /** Per-IP limit group for public endpoints (register, login, refresh, forgot). */
     publicLimit?: string;
+    /** A page a person's browser navigates to: a refusal asked for as HTML is a page (problem-page.ts). */
+    browserPage?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

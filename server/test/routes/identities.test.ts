@@ -224,6 +224,32 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
     expect((await t.request({ method: 'GET', url: `/v1/auth/oidc/nobody/authorize?${unknown}` })).statusCode).toBe(404);
   });
 
+  it('answers a browser a readable page, not JSON, when a sign-in cannot start or finish (a dashboard opened on another host name than PUBLIC_URL)', async () => {
+    const { challenge } = pkce();
+    // The dashboard opened as http://localhost:… while PUBLIC_URL names another host: its callback is not this server's.
+    const query = new URLSearchParams({ redirect_uri: 'http://localhost:8080/oidc-callback', code_challenge: challenge, code_challenge_method: 'S256' });
+    const navigation = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const page = await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}`, headers: { accept: navigation } });
+    expect(page.statusCode).toBe(400);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.body).toContain('<h1>Validation failed</h1>');
+    expect(page.body).toContain('redirect_uri must be this server&#39;s /oidc-callback');
+    expect(page.body).toContain(`href="${PUBLIC_URL}/login"`);
+    expect(page.body).toContain(String(page.headers['x-request-id']));
+    // An unknown state at the callback, in a browser: a page too.
+    const callback = await t.request({ method: 'GET', url: '/v1/auth/oidc/test-idp/callback?state=unknown&code=x', headers: { accept: navigation } });
+    expect(callback.statusCode).toBe(400);
+    expect(callback.headers['content-type']).toBe('text/html; charset=utf-8');
+    // A program asking for JSON, or for anything, keeps getting problem+json; other routes never answer a page.
+    for (const accept of ['application/json', '*/*']) {
+      const res = await t.request({ method: 'GET', url: `/v1/auth/oidc/test-idp/authorize?${query}`, headers: { accept } });
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    }
+    const api = await t.request({ method: 'GET', url: '/v1/users/me', headers: { accept: navigation } });
+    expect(api.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  });
+
   it("a provider's odd claims never make a 500: control characters leave the name, an address too long for an account counts as none", async () => {
     const odd = person({ name: 'Ada\u0000 \u202eProvider\u0007' });
     const made = await providerSignIn(odd.id);

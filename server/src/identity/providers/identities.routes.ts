@@ -27,20 +27,20 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
   }, async () => ({ data: identities.providers(), next_cursor: null }));
 
   app.get('/auth/oidc/:provider/authorize', {
-    config: { publicLimit: 'oidc' },
+    config: { publicLimit: 'oidc', browserPage: true },
     schema: {
       tags, operationId: 'authorizeWithProvider', summary: "Start signing in with a provider: open this URL in the person's browser",
-      description: 'Redirects (302) to the provider. When the person is back, the browser goes to `redirect_uri` with `code` (one use, 2 minutes) and the `state` given here, or with `error` and `error_description`. Redeem the code with POST /v1/auth/oidc/token (or link it with POST /v1/users/me/identities) and the PKCE verifier.',
+      description: 'Redirects (302) to the provider. When the person is back, the browser goes to `redirect_uri` with `code` (one use, 2 minutes) and the `state` given here, or with `error` and `error_description`. Redeem the code with POST /v1/auth/oidc/token (or link it with POST /v1/users/me/identities) and the PKCE verifier. A refusal asked for as HTML (a browser navigating here) is a readable page with the same status, not problem+json.',
       params: ProviderParams, querystring: AuthorizeQuery,
       response: { 302: Redirect("To the provider's sign-in page"), ...problemResponses([400, 404, 429, 503]) },
     },
   }, async (request, reply) => reply.code(302).headers(redirectTo(await identities.authorize(request.params.provider, request.query))).send(null));
 
   const callback = {
-    config: { publicLimit: 'oidc' },
+    config: { publicLimit: 'oidc', browserPage: true },
     schema: {
       tags, summary: 'Where the provider sends the browser back (register it at the provider as the redirect URI)',
-      description: "Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400.",
+      description: "Redeems the provider's code (PKCE, state, nonce, ID token checked), then redirects (302) to the app's redirect_uri with a one-time `code`, or with `error`. An unknown, used or expired `state` is 400; asked for as HTML (the browser), a refusal is a readable page with the same status, not problem+json.",
       params: ProviderParams,
       response: { 302: Redirect("To the app's redirect_uri"), ...problemResponses([400, 404, 429]) },
     },
