@@ -40,6 +40,10 @@ describe('config', () => {
     [{ APP_LINK_URL: 'javascript:alert(1)' }, 'APP_LINK_URL'],
     [{ APP_LINK_URL: 'not a url' }, 'APP_LINK_URL'],
     [{ APP_LINK_URL: 'myapp://auth?x=1' }, 'APP_LINK_URL'],
+    // A path or a trailing slash never equals the Origin a browser sends: such an entry would match nothing, silently.
+    [{ CORS_ORIGINS: 'http://127.0.0.1:4801/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://a.test, https://b.test/app' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'a.test' }, 'CORS_ORIGINS'],
     [{ APPLE_APP_IDS: 'com.example.app' }, 'APPLE_APP_IDS'],
     [{ ANDROID_APP_PACKAGE: 'com.example.app' }, 'ANDROID_CERT_SHA256'],
     [{ ANDROID_CERT_SHA256: 'AB:CD' }, 'ANDROID_APP_PACKAGE'],
@@ -88,6 +92,12 @@ describe('config', () => {
     const c = loadConfig({ PUBLIC_URL: 'https://auth.example.com/', CORS_ORIGINS: 'https://a.test, https://b.test' });
     expect(c.publicUrl).toBe('https://auth.example.com');
     expect(c.corsOrigins).toEqual(['https://a.test', 'https://b.test']);
+  });
+
+  it('keeps APP_LINK_URL in normal form, as redirect URIs under it are compared', () => {
+    expect(loadConfig({ APP_LINK_URL: 'myApp://auth/' }).appLinkUrl).toBe('myapp://auth');
+    expect(loadConfig({ APP_LINK_URL: 'https://App.example.com:443/auth' }).appLinkUrl).toBe('https://app.example.com/auth');
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
 
   it('takes production with GATEHOUSE_SECRET and SMTP_URL (nodemailer logging explicitly off is fine)', () => {

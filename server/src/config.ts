@@ -216,7 +216,26 @@ function readAppLinkUrl(env: Env): string | undefined {
   }
   if (FORBIDDEN_LINK_SCHEMES.includes(url.protocol)) throw new ConfigError('APP_LINK_URL', `must not use ${url.protocol}`);
   if (url.search || url.hash) throw new ConfigError('APP_LINK_URL', 'must not carry a query or fragment (the token is added as ?token=)');
-  return raw.replace(/\/+$/, '');
+  // Its normal form (a lower-case scheme and host, no default port): redirect URIs are compared
+  // with it in normal form, so a value written otherwise would refuse every redirect under it.
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Each entry an origin as browsers send it (`scheme://host[:port]`), or `*`: anything else would never match. */
+function readCorsOrigins(env: Env): string[] {
+  const origins = readList(env, 'CORS_ORIGINS');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (origin !== '*' && parsed?.origin !== origin) {
+      throw new ConfigError('CORS_ORIGINS', `must be comma-separated origins such as https://app.example.com (scheme, host and port only, no path or trailing slash), got "${origin}"`);
+    }
+  }
+  return origins;
 }
 
 function readList(env: Env, name: string): string[] {
@@ -280,7 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeout,
     requestTimeout,
     trustProxy: readBool(env, 'TRUST_PROXY'),
-    corsOrigins: (env.CORS_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: readCorsOrigins(env),
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'Gatehouse <no-reply@localhost>',
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
