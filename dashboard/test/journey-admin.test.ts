@@ -10,10 +10,12 @@
 import { createGatehouse, memoryTokenStore, type Gatehouse } from '@gatehouse/sdk';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { skipJourneys, useJourney, type TestUser } from './journey-harness.ts';
+import { skipJourneys, uniqueSuffix, useJourney, type TestUser } from './journey-harness.ts';
+import { IPV6, LONG_USER_AGENT, clientFrom } from './support/wide-layout.ts';
 
 describe.skipIf(skipJourneys)('dashboard journey: admin (Chromium)', () => {
-  const journey = useJourney({ name: 'admin' });
+  // TRUST_PROXY: a sign-in from an IPv6 address (X-Forwarded-For) for the wide-layout check.
+  const journey = useJourney({ name: 'admin', serverEnv: { TRUST_PROXY: 'true' } });
   const { shoot, expectFailedResponses } = journey;
   let page: Page;
   let admin: TestUser;
@@ -203,6 +205,21 @@ describe.skipIf(skipJourneys)('dashboard journey: admin (Chromium)', () => {
     await shoot('admin-user-security-log');
     // The user sees the same events in their own log.
     expect((await accountChanges()).data).toHaveLength(4);
+    expectFailedResponses([]);
+  });
+
+  it('at 1280 and 1440 px wide, the users list and a user’s page keep addresses, dates and words whole, and the header (with Admin) one row', async () => {
+    // Someone with a long name and address, signed in from an IPv6 address with a browser's whole user agent.
+    const long = await journey.signUp({ name: 'Maximiliana Wilhelmina Featherstonehaugh-Cholmondeley', email: `maximiliana.featherstonehaugh.${uniqueSuffix()}@engineering.example.com` });
+    await clientFrom(journey.server.base, { ip: IPV6, userAgent: LONG_USER_AGENT }).auth.login({ username: long.email, password: long.password });
+    await page.goto('/admin');
+    await page.getByRole('heading', { level: 1, name: 'Admin: Users' }).waitFor();
+    await userRows().filter({ hasText: long.email }).waitFor();
+    await journey.checkWideLayout('admin-users');
+    await userRows().filter({ hasText: long.email }).getByRole('link', { name: long.email }).click();
+    await page.getByRole('heading', { level: 1, name: `Admin: ${long.email}` }).waitFor();
+    await page.locator('section[aria-labelledby="user-security-log-title"] tbody tr', { hasText: IPV6 }).waitFor();
+    await journey.checkWideLayout('admin-user');
     expectFailedResponses([]);
   });
 

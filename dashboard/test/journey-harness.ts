@@ -29,6 +29,7 @@ import { ensureBuilt } from './support/build.ts';
 import { CHROMIUM, launchChromium } from './support/browser.ts';
 import { SCREENSHOT_DIR } from './support/paths.ts';
 import { startServer, type RunningServer } from './support/server.ts';
+import { expectWideLayout } from './support/wide-layout.ts';
 
 export type { RunningServer } from './support/server.ts';
 
@@ -76,6 +77,11 @@ export interface Journey {
   checkAccessibility(name: string): Promise<void>;
   /** axe, then desktop and phone screenshots of what is on screen; the phone one also checks nothing overflows sideways. */
   shoot(name: string): Promise<void>;
+  /**
+   * At 1280 and 1440 px wide (support/wide-layout.ts): one-token and date cells of the page's tables on
+   * one line, no word split, nothing wider than the window, the header one row. Back at desktop size after.
+   */
+  checkWideLayout(name: string, options?: { tables?: boolean }): Promise<void>;
   /** Tab (at most `max` times) until the focused element matches `selector`. */
   tabTo(selector: string, max?: number): Promise<void>;
   /** The focused element's id, else its text, else its tag. */
@@ -172,6 +178,8 @@ export function useJourney(options: JourneyOptions): Journey {
       await page.setViewportSize(DESKTOP);
       shots.push(`${n}-${name}`);
     },
+
+    checkWideLayout: (name, options) => expectWideLayout(journey.page, name, DESKTOP, options),
 
     async tabTo(selector, max = 40) {
       const page = journey.page;

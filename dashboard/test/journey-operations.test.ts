@@ -14,10 +14,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Received, type Receiver } from '../../server/test/webhooks/receiver.ts';
 import { skipJourneys, useJourney, type TestUser } from './journey-harness.ts';
+import { IPV6, LONG_USER_AGENT, clientFrom } from './support/wide-layout.ts';
 
 describe.skipIf(skipJourneys)('dashboard journey: operations (Chromium)', () => {
   // Retries a second apart, three attempts in all: a failing delivery is given up within seconds.
-  const journey = useJourney({ name: 'operations', serverEnv: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1,1' } });
+  const journey = useJourney({ name: 'operations', serverEnv: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1,1', TRUST_PROXY: 'true' } });
   const { shoot, expectFailedResponses } = journey;
   let page: Page;
   let user: TestUser;
@@ -453,6 +454,17 @@ describe.skipIf(skipJourneys)('dashboard journey: operations (Chromium)', () => 
     await shoot('security-log-filtered');
     await page.getByLabel('Show').selectOption({ label: 'Passkey added' });
     await page.locator('.empty-state', { hasText: 'No “Passkey added” events.' }).waitFor();
+    expectFailedResponses([]);
+  });
+
+  it('Settings → Security log at 1280 and 1440 px wide: addresses, dates and words stay whole, the header one row', async () => {
+    // A sign-in from an IPv6 address with a browser's whole user agent (the server trusts X-Forwarded-For here).
+    await clientFrom(journey.server.base, { ip: IPV6, userAgent: LONG_USER_AGENT }).auth.login({ username: user.email, password: user.password });
+    await page.goto('/settings/security-log');
+    await page.getByRole('heading', { level: 1, name: 'Settings: Security log' }).waitFor();
+    await page.locator('tbody tr', { hasText: IPV6 }).waitFor();
+    await page.locator('tbody tr', { hasText: '127.0.0.1' }).first().waitFor();
+    await journey.checkWideLayout('security-log');
     expectFailedResponses([]);
   });
 

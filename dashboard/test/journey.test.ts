@@ -19,6 +19,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, skipJourneys, useJourney, type RunningServer } from './journey-harness.ts';
 import { README_IMAGE_DIR } from './support/paths.ts';
+import { IPV6, LONG_USER_AGENT, clientFrom } from './support/wide-layout.ts';
 import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.ts';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -107,6 +108,8 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
       issuer = await startTestIssuer([{ client_id: 'dashboard', client_secret: 'dashboard-journey-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }], { openAccounts: true });
       return {
         WEBHOOK_ALLOW_PRIVATE: 'true',
+        // Sessions from an IPv6 address (X-Forwarded-For) for the wide-layout checks.
+        TRUST_PROXY: 'true',
         OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'dashboard', client_secret: 'dashboard-journey-secret' }]),
       };
     },
@@ -419,6 +422,26 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
         expect(drawn.forbidden.rise).toBeLessThan(12);
       }
     }
+  });
+
+  it('at 1280 and 1440 px wide, Sessions and API keys keep addresses, ids, dates and words whole, and the header one row', async () => {
+    await journey.checkWideLayout('api-key-usage', { tables: false }); // its table is for screen readers only
+    // A session from an IPv6 address with a browser's whole user agent, and a key with a long name.
+    const phone = clientFrom(server.base, { ip: IPV6, userAgent: LONG_USER_AGENT });
+    await phone.auth.login({ username: user.email, password: user.password });
+    const longKey = await phone.apiKeys.create({ name: 'Nightly reconciliation export for the finance data warehouse', scopes: ['agents:read'] });
+    await page.goto('/settings/sessions');
+    await page.getByRole('heading', { level: 1, name: 'Settings: Sessions' }).waitFor();
+    await page.getByRole('cell', { name: IPV6, exact: true }).waitFor();
+    await page.getByRole('cell', { name: '127.0.0.1', exact: true }).first().waitFor();
+    await journey.checkWideLayout('sessions');
+    await page.goto('/settings/api-keys');
+    await page.locator('tbody tr', { hasText: 'Nightly reconciliation export' }).waitFor();
+    await page.locator('tbody tr', { hasText: 'Billing robot' }).waitFor();
+    await journey.checkWideLayout('api-keys');
+    await phone.apiKeys.revoke(longKey.id);
+    await phone.auth.logout();
+    expectFailedResponses([]);
   });
 
   it('the overview charts the whole account’s requests, the key’s among them', async () => {
@@ -772,6 +795,7 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
     await page.getByRole('cell', { name: 'Test IdP', exact: true }).waitFor();
     expectFailedResponses(['POST /v1/users/me/identities 400']); // the first try, without the password
     await shoot('settings-linked-accounts');
+    await journey.checkWideLayout('settings-security'); // the passkey's table and the linked account's
     await page.getByRole('button', { name: 'Unlink Test IdP' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
     await page.getByText('Test IdP is unlinked.').waitFor();
@@ -929,11 +953,13 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
     await shoot('members-remove');
     await page.keyboard.press('Escape');
     await shoot('members');
+    await journey.checkWideLayout('members');
 
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Audit log' }).click();
     const log = page.getByRole('table', { name: 'Audit log of Research' });
     for (const action of ['organization.created', 'member.invited', 'member.joined', 'member.role_changed']) await log.getByText(action, { exact: true }).waitFor();
     await shoot('audit-log');
+    await journey.checkWideLayout('audit-log');
 
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Organization' }).click();
     await page.getByRole('heading', { level: 2, name: 'Research' }).waitFor();

@@ -80,11 +80,12 @@ function SecurityEvents({ caption, type, emptyNext, load }: { caption: string; t
           }
           columns={[
             { label: 'When', render: (e) => formatDateTime(e.created_at) },
-            { label: 'Event', render: (e) => (isWorthALook(e.type) ? <span class="badge badge-warn badge-wrap">{securityEventName(e.type)}</span> : <strong>{securityEventName(e.type)}</strong>) },
+            { label: 'Event', wrap: true, render: (e) => (isWorthALook(e.type) ? <span class="badge badge-warn badge-wrap">{securityEventName(e.type)}</span> : <strong>{securityEventName(e.type)}</strong>) },
             { label: 'IP address', render: (e) => e.ip ?? '—' },
-            { label: 'Device', render: (e) => <Device userAgent={e.user_agent} /> },
+            { label: 'Device', wrap: true, render: (e) => <Device userAgent={e.user_agent} /> },
             {
               label: 'Details',
+              wrap: true,
               render: (e) => {
                 const details = securityEventDetails(e.detail);
                 return details.length === 0 ? '—' : <Facts items={details} compact />;

@@ -44,9 +44,9 @@ export function AgentsPage() {
             rowKey={(a) => a.id}
             empty={<EmptyState icon="agents" title="No agents yet.">Create one with the form above; its runtime then answers in its chats.</EmptyState>}
             columns={[
-              { label: 'Name', render: (a) => <strong>{a.name}</strong> },
+              { label: 'Name', wrap: true, render: (a) => <strong>{a.name}</strong> },
               { label: 'Model', render: (a) => <code>{a.model}</code> },
-              { label: 'Description', render: (a) => <span class="clamp">{a.description || '—'}</span> },
+              { label: 'Description', wrap: true, render: (a) => <span class="clamp">{a.description || '—'}</span> },
               { label: 'Id', render: (a) => <code class="id">{a.id}</code> },
               { label: 'Created', render: (a) => formatDate(a.created_at) },
               {

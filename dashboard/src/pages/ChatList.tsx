@@ -22,13 +22,14 @@ export function ChatList({ agentId, agentName }: { agentId: string; agentName: (
           columns={[
             {
               label: 'Title',
+              wrap: true,
               render: (c) => (
                 <Link href={`/chats/${encodeURIComponent(c.id)}`} class={c.title ? undefined : 'untitled'}>
                   {c.title ?? 'Untitled'}
                 </Link>
               ),
             },
-            { label: 'Agent', render: (c) => agentName(c.agent_id) },
+            { label: 'Agent', wrap: true, render: (c) => agentName(c.agent_id) },
             { label: 'Updated', render: (c) => formatDateTime(c.updated_at) },
             { label: 'Started', render: (c) => formatDateTime(c.created_at) },
           ]}

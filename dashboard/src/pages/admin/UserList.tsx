@@ -46,7 +46,7 @@ export function UserList({ filter }: { filter: UserFilter }) {
                 </Link>
               ),
             },
-            { label: 'Name', render: (u) => u.name || '—' },
+            { label: 'Name', wrap: true, render: (u) => u.name || '—' },
             { label: 'Tier', render: (u) => tierName(u.tier) },
             { label: 'Status', render: (u) => <AccountStatus user={u} /> },
             { label: 'Created', render: (u) => formatDate(u.created_at) },

@@ -18,6 +18,7 @@ export function UserOrganizations({ organizations }: { organizations: Membership
         columns={[
           {
             label: 'Name',
+            wrap: true,
             render: (o) => (
               <Link href={organizationPath(o)} aria-label={`${o.name}: tier and limits`}>
                 {o.name}

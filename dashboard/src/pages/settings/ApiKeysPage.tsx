@@ -62,10 +62,10 @@ export function ApiKeysPage() {
             rowKey={(k) => k.id}
             empty={<EmptyState icon="key" title="No API keys yet.">Create one above for each program that calls the API, so you can revoke it alone.</EmptyState>}
             columns={[
-              { label: 'Name', render: (k) => <Link href={keyPath(k)} aria-label={`${k.name}: usage and details`}><strong>{k.name}</strong></Link> },
-              { label: 'Key', render: (k) => <span class="key-cell"><code class="key-prefix">{k.prefix}…{k.last_four}</code> <PreviousSecretNote apiKey={k} /></span> },
-              { label: 'Scopes', render: (k) => <span class="scopes">{k.scopes.length === 7 ? 'all' : k.scopes.join(', ')}</span> },
-              { label: 'Limits', render: (k) => <ApiKeyLimits apiKey={k} /> },
+              { label: 'Name', wrap: true, render: (k) => <Link href={keyPath(k)} aria-label={`${k.name}: usage and details`}><strong>{k.name}</strong></Link> },
+              { label: 'Key', wrap: true, render: (k) => <span class="key-cell"><code class="key-prefix">{k.prefix}…{k.last_four}</code> <PreviousSecretNote apiKey={k} /></span> },
+              { label: 'Scopes', wrap: true, render: (k) => <span class="scopes">{k.scopes.length === 7 ? 'all' : k.scopes.join(', ')}</span> },
+              { label: 'Limits', wrap: true, render: (k) => <ApiKeyLimits apiKey={k} /> },
               { label: 'Created', render: (k) => formatDate(k.created_at) },
               { label: 'Last used', render: (k) => formatDateTime(k.last_used_at) },
               { label: 'Expires', render: (k) => (isExpired(k) ? <span class="badge badge-warn">expired {formatDate(k.expires_at)}</span> : formatDate(k.expires_at)) },

@@ -40,10 +40,10 @@ function AuditLog({ organization }: { organization: Organization }) {
           columns={[
             { label: 'When', render: (e) => formatDateTime(e.created_at) },
             { label: 'Action', render: (e) => <code>{e.action}</code> },
-            { label: 'By', render: (e) => <>{nameOf(e.actor.user_id)}{e.actor.key_id && <> (key <code>{e.actor.key_id}</code>)</>}</> },
-            { label: 'Target', render: (e) => nameOf(e.target_id) },
-            { label: 'Details', render: (e) => <span class="audit-detail">{Object.entries(e.detail).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}</span> },
-            { label: 'From', render: (e) => <span title={e.user_agent ?? undefined}>{e.ip ?? ''} {e.user_agent ? describeUserAgent(e.user_agent) : ''}</span> },
+            { label: 'By', wrap: true, render: (e) => <>{nameOf(e.actor.user_id)}{e.actor.key_id && <> (key <code>{e.actor.key_id}</code>)</>}</> },
+            { label: 'Target', wrap: true, render: (e) => nameOf(e.target_id) },
+            { label: 'Details', wrap: true, render: (e) => <span class="audit-detail">{Object.entries(e.detail).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}</span> },
+            { label: 'From', wrap: true, render: (e) => <span title={e.user_agent ?? undefined}>{e.ip ?? ''} {e.user_agent ? describeUserAgent(e.user_agent) : ''}</span> },
           ]}
         />
       )}

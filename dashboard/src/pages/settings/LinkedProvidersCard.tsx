@@ -47,7 +47,7 @@ export function LinkedProvidersCard() {
           rowKey={(i) => i.id}
           empty={<EmptyState icon="profile" title="No linked accounts yet.">A provider you link becomes another way to sign in.</EmptyState>}
           columns={[
-            { label: 'Provider', render: (i) => <strong>{i.provider_name}</strong> },
+            { label: 'Provider', wrap: true, render: (i) => <strong>{i.provider_name}</strong> },
             { label: 'Email there', render: (i) => <span class="long-text">{i.email ?? '—'}</span> },
             { label: 'Linked', render: (i) => formatDate(i.created_at) },
             { label: 'Last used', render: (i) => formatDateTime(i.last_used_at) },

@@ -56,7 +56,7 @@ function Members({ organization }: { organization: Organization }) {
             rowKey={(m) => m.user_id}
             empty={<EmptyState icon="members" title="No members.">Invite someone by email below.</EmptyState>}
             columns={[
-              { label: 'Name', render: (m) => <><strong>{m.name}</strong> {m.user_id === me?.id && <span class="badge badge-ok">you</span>}</> },
+              { label: 'Name', wrap: true, render: (m) => <><strong>{m.name}</strong> {m.user_id === me?.id && <span class="badge badge-ok">you</span>}</> },
               { label: 'Email', render: (m) => m.email },
               { label: 'Role', render: (m) => m.role },
               { label: 'Joined', render: (m) => formatDate(m.joined_at) },

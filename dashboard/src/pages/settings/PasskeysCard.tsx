@@ -57,7 +57,7 @@ export function PasskeysCard() {
           rowKey={(p) => p.id}
           empty={<EmptyState icon="key" title="No passkeys yet.">Add one below to sign in without a password.</EmptyState>}
           columns={[
-            { label: 'Name', render: (p) => <strong>{p.name}</strong> },
+            { label: 'Name', wrap: true, render: (p) => <strong>{p.name}</strong> },
             { label: 'Synced', render: (p) => (p.backed_up ? 'yes' : 'no') },
             { label: 'Added', render: (p) => formatDate(p.created_at) },
             { label: 'Last used', render: (p) => formatDateTime(p.last_used_at) },

@@ -53,6 +53,7 @@ export function SessionsPage() {
           columns={[
             {
               label: 'Device',
+              wrap: true,
               render: (s) => (
                 <>
                   <span title={s.user_agent ?? undefined}>{describeUserAgent(s.user_agent)}</span> {s.current && <span class="badge badge-ok">this session</span>}

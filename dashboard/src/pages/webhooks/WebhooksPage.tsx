@@ -65,9 +65,9 @@ export function WebhooksPage() {
                   </Link>
                 ),
               },
-              { label: 'Events', render: (w) => <span class="scopes">{w.events.join(', ')}</span> },
+              { label: 'Events', wrap: true, render: (w) => <span class="scopes">{w.events.join(', ')}</span> },
               { label: 'Status', render: (w) => <EndpointStatus endpoint={w} /> },
-              { label: 'Description', render: (w) => w.description || '—' },
+              { label: 'Description', wrap: true, render: (w) => w.description || '—' },
               { label: 'Created', render: (w) => formatDate(w.created_at) },
               {
                 label: 'Actions',
