@@ -153,10 +153,13 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
       // The browser steps of a provider sign-in answer only with a redirect (302).
       expect(statuses.some((s) => /^2/.test(s)) || statuses.includes('302'), `${key} has a 2xx response`).toBe(true);
 
-      // Every documented error is a Problem sent as application/problem+json.
+      // Every documented error is a Problem sent as application/problem+json; on a page a browser
+      // navigates to (x-gatehouse-browser-page), also as an HTML page for a request asking for one.
       const errors = statuses.filter((s) => /^[45]/.test(s));
       for (const status of errors) {
-        expect(op.responses[status]!.content, `${key} ${status}`).toEqual({ [PROBLEM_MEDIA_TYPE]: { schema: { $ref: PROBLEM_REF } } });
+        const { 'text/html': page, ...content } = (op.responses[status]!.content ?? {}) as Record<string, unknown>;
+        expect(content, `${key} ${status}`).toEqual({ [PROBLEM_MEDIA_TYPE]: { schema: { $ref: PROBLEM_REF } } });
+        expect(page !== undefined, `${key} ${status}: text/html only on browser pages`).toBe((op as unknown as Record<string, unknown>)['x-gatehouse-browser-page'] === true);
         expect(op.responses[status]!.description, `${key} ${status}`).toBeTruthy();
       }
       const clientErrors = errors.filter((s) => /^4/.test(s));

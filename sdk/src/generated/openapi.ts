@@ -5296,6 +5296,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Not found */
@@ -5307,6 +5308,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Rate limited */
@@ -5320,6 +5322,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Service unavailable */
@@ -5333,6 +5336,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
         };
@@ -5381,6 +5385,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Not found */
@@ -5392,6 +5397,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Rate limited */
@@ -5405,6 +5411,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
         };
@@ -5476,6 +5483,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Not found */
@@ -5487,6 +5495,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Payload too large */
@@ -5498,6 +5507,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Unsupported media type */
@@ -5509,6 +5519,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Rate limited */
@@ -5522,6 +5533,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
         };

@@ -18,6 +18,8 @@ export interface OperationFacts {
   callerFree: boolean;
   idempotent: boolean;
   setsLocation: boolean;
+  /** A page a browser navigates to: a refusal asked for as HTML is a page (problem-page.ts). */
+  browserPage: boolean;
 }
 
 export function operationFacts(config: FastifyContextConfig | undefined): OperationFacts {
@@ -30,6 +32,7 @@ export function operationFacts(config: FastifyContextConfig | undefined): Operat
     callerFree: policy.budget === 'caller-free',
     idempotent: config?.idempotent === true,
     setsLocation: config?.locationHeader === true,
+    browserPage: config?.browserPage === true,
   };
 }
 
@@ -58,9 +61,13 @@ interface DocumentOperation {
   operationId?: string;
   description?: string;
   security?: Record<string, string[]>[];
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
   [extension: `x-${string}`]: unknown;
 }
+
+const BROWSER_PAGE = {
+  schema: { type: 'string', description: 'An HTML page with the problem\'s title, detail, code, status and request id, and a link back to sign-in: the answer to a request whose Accept asks for text/html (a browser navigating here). Other requests get application/problem+json.' },
+};
 
 /** What an operation demands, said in words (appended to its description). */
 function requirementSentence(facts: OperationFacts): string {
@@ -97,6 +104,7 @@ export function completeOpenApiDocument<T extends { paths?: Record<string, Recor
       const op = item[method] as DocumentOperation | undefined;
       if (!op?.operationId) continue;
       const facts = factsByOperation.get(op.operationId);
+      if (facts?.browserPage) op['x-gatehouse-browser-page'] = true;
       if (facts?.requirement !== undefined) {
         const { requirement } = facts;
         const scoped = requirement !== 'session' && requirement !== 'admin' && requirement !== 'any';
@@ -125,6 +133,8 @@ export function completeOpenApiDocument<T extends { paths?: Record<string, Recor
         if (code === 201 && facts?.setsLocation) headers.Location = ref('Location', true);
         if (success && facts?.idempotent) headers['Idempotent-Replayed'] = ref('Idempotent-Replayed', false);
         response.headers = { ...response.headers, ...headers };
+        // The same refusal as a readable page, for a browser that asks for text/html.
+        if (facts?.browserPage && code >= 400) response.content = { ...response.content, 'text/html': BROWSER_PAGE };
       }
     }
   }

@@ -25,6 +25,8 @@ export interface Operation {
   /** Documented status codes, as the document writes them ("200", "4XX", "default"). */
   responses: string[];
   requiresCredential: boolean;
+  /** A page a browser navigates to (`x-gatehouse-browser-page`): refusals asked for as text/html are pages. */
+  browserPage: boolean;
 }
 
 type RawOperation = {
@@ -32,6 +34,7 @@ type RawOperation = {
   parameters?: Array<{ in: Parameter['in']; name: string; required?: boolean; schema?: JsonSchema }>;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, unknown>;
+  'x-gatehouse-browser-page'?: boolean;
 };
 export type OpenApiDocument = { paths: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, JsonSchema> } };
 
@@ -54,6 +57,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         responses: Object.keys(op.responses ?? {}),
         // `{}` among the requirements makes the credential optional (verifyEmail: a session only for a change of email's link).
         requiresCredential: (op.security ?? []).length > 0 && (op.security ?? []).every((requirement) => Object.keys(requirement).length > 0),
+        browserPage: op['x-gatehouse-browser-page'] === true,
       };
     }),
   );

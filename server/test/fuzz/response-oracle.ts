@@ -14,7 +14,23 @@ export function contractViolations(op: Operation, res: Pick<LightMyRequestRespon
   if (status >= 500) problems.push(`answered ${status} (a server error)`);
   if (!isDocumented(op, status) && !alsoAllowed.includes(status)) problems.push(`answered ${status}, which ${op.key} does not document (documented: ${op.responses.join(', ')})`);
   if (elapsedMs > REQUEST_TIME_BOUND_MS) problems.push(`took ${Math.round(elapsedMs)} ms (bound ${REQUEST_TIME_BOUND_MS} ms)`);
-  if (status >= 300) problems.push(...problemViolations(res));
+  if (status >= 300) problems.push(...(op.browserPage && isHtml(res) ? problemPageViolations(res) : problemViolations(res)));
+  return problems;
+}
+
+const isHtml = (res: Pick<LightMyRequestResponse, 'headers'>) => /^text\/html\b/.test(String(res.headers['content-type']));
+
+/**
+ * A refusal as a page (an operation documented `x-gatehouse-browser-page`, asked for as HTML): an
+ * error status, a whole HTML page under a Content-Security-Policy, naming the request id.
+ */
+export function problemPageViolations(res: Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body'>): string[] {
+  const problems: string[] = [];
+  if (res.statusCode < 400) problems.push(`a page answered ${res.statusCode}, not an error status`);
+  if (!res.body.startsWith('<!doctype html>') || !res.body.includes('<h1>')) problems.push('not a whole HTML page with a heading');
+  if (!res.headers['content-security-policy']) problems.push('a page without a Content-Security-Policy');
+  const requestId = String(res.headers['x-request-id'] ?? '');
+  if (!requestId || !res.body.includes(requestId)) problems.push('the page does not name the request id');
   return problems;
 }
 
