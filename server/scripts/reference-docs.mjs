@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildServer, DIST, SERVER_DIR } from './build.mjs';
 
 export const CLI_PAGE = join(SERVER_DIR, '..', 'docs', 'reference', 'cli.md');
@@ -30,7 +30,7 @@ export function withGeneratedPart(page, help) {
   return page.slice(0, start) + generated + page.slice(end + END.length);
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildServer();
   const { HELP } = await import(pathToFileURL(join(DIST, 'cli.js')).href);
   writeFileSync(CLI_PAGE, withGeneratedPart(readFileSync(CLI_PAGE, 'utf8'), HELP));

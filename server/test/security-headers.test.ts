@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP, DASHBOARD_DIST } from '../src/http/dashboard.js';
-import { ERRORS_PAGE_CSP } from '../src/http/errors-page.js';
+import { STATIC_PAGE_CSP } from '../src/http/page-headers.js';
 import { docsCsp } from '../src/http/openapi.js';
 import { createTestApp, dialect, type TestApp } from './harness.js';
 
@@ -107,8 +107,8 @@ describe(`security headers of the browser pages (${dialect})`, () => {
   it('the errors page at /docs/errors', async () => {
     const res = await t.request({ method: 'GET', url: '/docs/errors' });
     expect(res.statusCode).toBe(200);
-    expectPageHeaders(res, ERRORS_PAGE_CSP, '/docs/errors');
-    expect(ERRORS_PAGE_CSP).toMatch(/^default-src 'none'/);
+    expectPageHeaders(res, STATIC_PAGE_CSP, '/docs/errors');
+    expect(STATIC_PAGE_CSP).toMatch(/^default-src 'none'/);
   });
 
   it('the OpenAPI document: JSON that is never sniffed or stored', async () => {

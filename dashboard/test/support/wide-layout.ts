@@ -1,5 +1,5 @@
 /**
- * The desktop dashboard uses its width (issue 33): at 1280 and 1440 px wide, a table keeps each
+ * The desktop dashboard uses its width: at 1280 and 1440 px wide, a table keeps each
  * single token (an IP address, an id, a number, a date) on one line and never splits a word across
  * lines (a table too wide for its card scrolls inside it instead), and the header stays one row.
  *

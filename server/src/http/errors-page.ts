@@ -1,12 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from '../kernel/errors.js';
-import { setPageHeaders } from './page-headers.js';
-
-/**
- * A static page: it loads nothing. frame-ancestors, base-uri and form-action do not fall back to
- * default-src, so they are named.
- */
-export const ERRORS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+import { setPageHeaders, STATIC_PAGE_CSP } from './page-headers.js';
 
 /** `/docs/errors`: the target of every problem's `type` URI, one anchor per code. */
 export function registerErrorsPage(app: FastifyInstance): void {
@@ -20,7 +14,7 @@ export function registerErrorsPage(app: FastifyInstance): void {
 ${rows}
 </tbody></table></body></html>`;
   app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) => {
-    setPageHeaders(reply, ERRORS_PAGE_CSP);
+    setPageHeaders(reply, STATIC_PAGE_CSP);
     return reply.type('text/html; charset=utf-8').send(html);
   });
 }

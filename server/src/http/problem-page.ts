@@ -1,10 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { setPageHeaders } from './page-headers.js';
-
-/** A static page: it loads nothing (the same policy as /docs/errors). */
-const PROBLEM_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../kernel/html.js';
+import { setPageHeaders, STATIC_PAGE_CSP } from './page-headers.js';
 
 /**
  * Whether a refusal goes to a person's browser as a page: only on the routes a browser navigates
@@ -36,6 +32,6 @@ export function sendProblemPage(reply: FastifyReply, body: ShownProblem, publicU
 <p><a href="${escapeHtml(`${publicUrl}/login`)}">Back to sign-in</a></p>
 <p><small>Error <code>${escapeHtml(body.code)}</code> (${body.status}), request <code>${escapeHtml(body.request_id)}</code>: quote it if you ask for help.</small></p>
 </body></html>`;
-  setPageHeaders(reply, PROBLEM_PAGE_CSP);
+  setPageHeaders(reply, STATIC_PAGE_CSP);
   return reply.code(body.status).type('text/html; charset=utf-8').send(html);
 }

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../kernel/html.js';
 import type { MailMessage } from '../../kernel/mail/mailer.js';
 
 /**
@@ -10,9 +11,6 @@ export interface MailLink {
   href: string;
   /** The web page for the same step, for mail clients that do not open the app's scheme. */
   fallback?: string;
-}
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function layout(title: string, paragraphs: string[], link?: MailLink & { label: string }): string {
