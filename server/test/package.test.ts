@@ -69,7 +69,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the packed server, installed
 
   it('carries the compiled server, its bin and the dashboard, and no TypeScript or tests', () => {
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/gatehouse.js', 'dist/cli.js', 'dist/main.js', 'dashboard-dist/index.html']));
-    expect(files.filter((f) => /\.ts$|^src\/|^test\/|\.test\./.test(f))).toEqual([]);
+    // No sources, tests or source maps (they point at src/, which the package does not carry).
+    expect(files.filter((f) => /\.ts$|^src\/|^test\/|\.test\.|\.map$/.test(f))).toEqual([]);
     // postpack took the dashboard's copy away again: a checkout serves the dashboard's own build.
     expect(existsSync(join(SERVER_DIR, 'dashboard-dist'))).toBe(false);
   });
