@@ -14,6 +14,7 @@ import { eventsResource } from './resources/events.js';
 import { acceptInvitationResource, organizationsResource } from './resources/organizations.js';
 import { sessionsResource } from './resources/sessions.js';
 import { systemResource } from './resources/system.js';
+import { oauthResource } from './resources/oauth.js';
 import { usageResource } from './resources/usage.js';
 import { webhooksResource } from './resources/webhooks.js';
 import { ROUTES } from './routes.js';
@@ -98,6 +99,7 @@ export function createGatehouse(options: GatehouseOptions) {
     /** Accepting an invitation's mailed token. */
     invitations: acceptInvitationResource(call),
     system: systemResource(call),
+    oauth: oauthResource(call),
     /**
      * The organization (org_…) the following calls with the session act for; null: the personal
      * one. Calls already sent and streams already open keep theirs.

@@ -13,7 +13,7 @@ import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
 import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
-import { createAdminService, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
+import { createAdminService, createAuthorizationServer, createOauthConsent, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthConsent, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
 import { createAgentsService, createChatsService, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
 import { createEventRetention } from './kernel/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
@@ -66,6 +66,8 @@ export interface Dependencies {
   organizationCache: OrganizationCache;
   /** Organizations, members, invitations and the audit log (access/organizations/). */
   organizations: OrganizationsService;
+  /** The OAuth 2.1 authorization server (`/oauth/*`) and the consent step the dashboard drives. */
+  oauth: { server: AuthorizationServer; consent: OauthConsent };
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -227,6 +229,11 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const usageRetention = createUsageRetention({ repo: usageRepository, clock, onError });
     usageRetention.start();
     const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
+    const oauthServer = createAuthorizationServer({
+      db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError,
+    });
+    oauthServer.sweep.start();
+    const oauth = { server: oauthServer, consent: createOauthConsent({ server: oauthServer, db: database.db, clock, accounts, organizations: organizationCache }) };
     const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, organizations: organizationCache, limiter, usage: usageCounter, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);
@@ -236,13 +243,14 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
       users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
       accountDeletion, accountPurge, accountExport,
-      usageCounter, usageHistory, organizationCache, organizations,
+      usageCounter, usageHistory, organizationCache, organizations, oauth,
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database
         await streams.close();
         eventRetention.stop();
         usageRetention.stop();
+        oauth.server.sweep.stop();
         accountPurge.stop();
         clearInterval(keyReload);
         await apiKeyVerifier.close();

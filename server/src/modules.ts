@@ -2,7 +2,7 @@
  * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
  * what each takes from the dependencies. A new module is one entry here.
  */
-import { AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
+import { OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, oauthMetadataRoute, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
 import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -57,6 +57,11 @@ export const V1_MODULES: AppModule[] = [
 export const ROOT_MODULES: AppModule[] = [
   { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
   { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, USER_SCOPES)) },
+  { name: 'oauth', schemas: [OauthInteraction], register: async (app, d) => {
+    await app.register(oauthEngineRoutes(d.oauth.server));
+    await app.register(oauthInteractionRoutes, { consent: d.oauth.consent });
+    await app.register(oauthMetadataRoute(d.oauth.server, d.config.publicUrl, USER_SCOPES));
+  } },
   { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
   { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics, metricsToken: d.config.metrics.token })) },
 ];

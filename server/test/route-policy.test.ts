@@ -21,6 +21,7 @@ import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
 /** Account operations that grant power, and the step-up class each must declare. */
 const GRANTS_POWER: Record<string, Exclude<RoutePolicy['stepUp'], 'never'>> = {
   createApiKey: 'always', // creates a credential
+  decideOauthInteraction: 'always', // allowing gives an app a grant: a credential of its own
   updateApiKey: 'always', // widens a credential (a later expiry, higher limits)
   rollApiKey: 'always', // a new secret for a credential
   changePassword: 'always',

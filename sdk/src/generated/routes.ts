@@ -96,6 +96,8 @@ export const GENERATED_ROUTES = {
   rotateWebhookSecret: { at: ['POST', '/v1/webhooks/{id}/rotate-secret'], idempotent: true },
   getJwks: { at: ['GET', '/v1/.well-known/jwks.json'], public: true },
   getOpenIdConfiguration: { at: ['GET', '/.well-known/openid-configuration'], public: true },
+  getOauthInteraction: { at: ['GET', '/oauth/interaction/{uid}/details'], sessionOnly: true },
+  decideOauthInteraction: { at: ['POST', '/oauth/interaction/{uid}/decision'], sessionOnly: true },
   healthz: { at: ['GET', '/healthz'], public: true },
   readyz: { at: ['GET', '/readyz'], public: true },
   metrics: { at: ['GET', '/metrics'], public: true },

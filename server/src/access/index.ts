@@ -19,6 +19,11 @@ export { ApiKey, apiKeysRoutes, CreatedApiKey } from './api-keys/api-keys.routes
 export { createApiKeysService } from './api-keys/api-keys.service.js';
 export type { ApiKeysService } from './api-keys/api-keys.service.js';
 export { ORGANIZATION_HEADER } from './caller/acting-organization.js';
+export { createAuthorizationServer, OAUTH_ROUTES } from './oauth/authorization-server.js';
+export type { AuthorizationServer } from './oauth/authorization-server.js';
+export { createOauthConsent } from './oauth/oauth-consent.js';
+export type { OauthConsent } from './oauth/oauth-consent.js';
+export { OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, oauthMetadataRoute } from './oauth/oauth.routes.js';
 export { auditActorOf } from './caller/audit-actor.js';
 export { registerAuthentication } from './caller/authenticate.js';
 export type { AuthenticateDeps } from './caller/authenticate.js';

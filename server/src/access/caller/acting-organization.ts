@@ -27,7 +27,7 @@ export function actingOrganization(policy: Pick<RoutePolicy, 'organization'>, re
   if (policy.organization === 'own') return auth.orgId ?? account.personal_org_id;
   const named = request.headers[ORGANIZATION_HEADER];
   if (auth.orgId !== undefined) {
-    if (named !== undefined && named !== auth.orgId) return new AppError('not_a_member', 'An API key acts only for its own organization; leave out Gatehouse-Organization or name that one.');
+    if (named !== undefined && named !== auth.orgId) return new AppError('not_a_member', auth.credential === 'oauth_token' ? 'An app\'s token acts only for the organization its grant names; leave out Gatehouse-Organization or name that one.' : 'An API key acts only for its own organization; leave out Gatehouse-Organization or name that one.');
     return auth.orgId;
   }
   if (named === undefined) return account.personal_org_id;

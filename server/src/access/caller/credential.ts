@@ -22,9 +22,18 @@ export function asChallenge(error: unknown): unknown {
   return error;
 }
 
+/** Who a verified token speaks for: a person's session, or an app under a person's grant for one organization. */
+export function tokenContext(claims: AccessClaims): AuthContext {
+  const base = { userId: claims.sub, sessionId: claims.sid, scopes: claims.scopes, expiresAt: claims.exp * 1000 };
+  return claims.oauth ? { ...base, credential: 'oauth_token', orgId: claims.oauth.orgId, clientId: claims.oauth.clientId } : { ...base, credential: 'access_token' };
+}
+
 function sessionContext(deps: Pick<CredentialDeps, 'revocations'>, claims: AccessClaims): AuthContext {
-  if (deps.revocations.isRevoked(claims.sid)) throw new RefusedCredential('invalid_token', 'The session of this token has been revoked.', { userId: claims.sub, orgId: null, apiKeyId: null });
-  return { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
+  if (deps.revocations.isRevoked(claims.sid)) {
+    const what = claims.oauth ? 'The grant of this token has been revoked.' : 'The session of this token has been revoked.';
+    throw new RefusedCredential('invalid_token', what, { userId: claims.sub, orgId: claims.oauth?.orgId ?? null, apiKeyId: null });
+  }
+  return tokenContext(claims);
 }
 
 /**
@@ -75,7 +84,7 @@ export async function sessionCaller(
   if (!authorization) return { refused: challenge('authentication_required', missing) };
   try {
     const auth = await resolveCredential(deps, parseBearer(authorization));
-    if (auth.credential !== 'access_token') return { refused: new AppError('session_required', 'This needs an access token from a login, not an API key.') };
+    if (auth.credential !== 'access_token') return { refused: new AppError('session_required', 'This needs an access token from a login, not an API key or an app\'s token.') };
     const refused = accountRefusal(await deps.accounts.get(auth.userId));
     return refused ? { refused } : { userId: auth.userId };
   } catch (error) {

@@ -19,7 +19,7 @@ export function authorizationFailure(auth: AuthContext, requirement: AuthRequire
   if (requirement === 'any') return undefined;
   if (requirement === 'session' || requirement === 'admin') {
     if (auth.credential !== 'access_token') {
-      return new AppError('session_required', 'Account management needs an access token from a login, not an API key.');
+      return new AppError('session_required', 'Account management needs an access token from a login, not an API key or an app\'s token.');
     }
     if (requirement === 'admin' && role !== 'admin') return new AppError('forbidden', 'This operation is for administrators.');
     return undefined;

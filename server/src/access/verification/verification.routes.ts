@@ -15,7 +15,7 @@ export const CredentialVerification = Type.Object(
     code: StringEnum(VERIFICATION_CODES, {
       description: 'valid; not_found (unknown, malformed or badly signed); revoked (key revoked, session of the token revoked); expired (key or token expired, or a rolled secret past its grace); disabled (account); insufficient_scope; rate_limited (the account\'s or the key\'s own budget); usage_exceeded (the key has no uses left)',
     }),
-    credential_type: Type.Union([StringEnum(['api_key', 'access_token'] as const), Type.Null()]),
+    credential_type: Type.Union([StringEnum(['api_key', 'access_token', 'oauth_token'] as const), Type.Null()]),
     user_id: Type.Union([Type.String(), Type.Null()]),
     key_id: Type.Union([Type.String(), Type.Null()]),
     session_id: Type.Union([Type.String(), Type.Null()]),

@@ -1,4 +1,5 @@
 import { budgetKeyOf } from '../usage/budget-key.js';
+import { tokenContext } from '../caller/credential.js';
 import type { ApiKeyVerifier, AuthContext } from '../../kernel/access-terms/credentials.js';
 import type { UsageCounter, UsageOutcome } from '../usage/usage-counter.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
@@ -28,7 +29,7 @@ export interface VerificationInput {
 export interface Verification {
   valid: boolean;
   code: VerificationCode;
-  credential_type: 'api_key' | 'access_token' | null;
+  credential_type: 'api_key' | 'access_token' | 'oauth_token' | null;
   user_id: string | null;
   key_id: string | null;
   session_id: string | null;
@@ -86,7 +87,7 @@ export function createVerificationService(deps: VerificationDeps) {
       if (error instanceof AppError && error.code === 'invalid_token') return { valid: false, code: 'not_found', ...NOBODY };
       throw error;
     }
-    const auth: AuthContext = { userId: claims.sub, sessionId: claims.sid, credential: 'access_token', scopes: claims.scopes, expiresAt: claims.exp * 1000 };
+    const auth: AuthContext = tokenContext(claims);
     if (deps.revocations.isRevoked(claims.sid)) {
       const personal = (await deps.accounts.get(auth.userId))?.personal_org_id;
       if (count && personal !== undefined) deps.usage.record(personal, null, 'unauthorized');

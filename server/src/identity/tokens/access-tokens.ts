@@ -17,6 +17,11 @@ export interface AccessClaims {
   jti: string;
   /** `scope` parsed once, when the token is first verified; cached with the claims. */
   scopes: ReadonlySet<string>;
+  /**
+   * Present for an OAuth access token (RFC 9068, `typ: at+jwt`) issued to an app under a
+   * person's grant: the app, and the one organization the grant acts for. `sid` is then the grant.
+   */
+  oauth?: { clientId: string; orgId: string };
 }
 
 export interface AccessTokens {
@@ -126,6 +131,16 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
       throw invalid();
     }
+    // An app's token from the authorization server (access/oauth/): the same key and issuer, told
+    // apart by its type, and bound to the app and the grant's organization.
+    if (header.typ === 'at+jwt') {
+      const { client_id: clientId, org } = payload;
+      if (typeof clientId !== 'string' || typeof org !== 'string') throw invalid();
+      const claims: AccessClaims = { sub, sid, scope, amr: [], exp, iat, jti, scopes: new Set(scope.split(' ')), oauth: { clientId, orgId: org } };
+      verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
+      return claims;
+    }
+    if (header.typ !== undefined && header.typ !== 'JWT') throw invalid();
     // Tokens signed before `amr` existed came from password logins; a present but malformed one is no token of ours.
     if (payload.amr !== undefined && !(Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))) throw invalid();
     const amr = (payload.amr as string[] | undefined) ?? ['pwd'];

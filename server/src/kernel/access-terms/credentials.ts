@@ -9,11 +9,14 @@ import type { Eventually } from '../eager.js';
 export interface AuthContext {
   /** The user acting: the access token's, or the member who created the API key. */
   userId: string;
-  /** The organization an API key acts for (an access token chooses its own per request). */
+  /** The organization an API key or an app's OAuth token acts for (an access token chooses its own per request). */
   orgId?: string;
-  /** Present for access tokens from a login; null for API keys. */
+  /** The session of an access token from a login, the grant of an app's OAuth token; null for API keys. */
   sessionId: string | null;
-  credential: 'access_token' | 'api_key';
+  /** `oauth_token`: an app's token under a person's grant (scoped, one organization, never account management). */
+  credential: 'access_token' | 'api_key' | 'oauth_token';
+  /** The app an OAuth token was issued to. */
+  clientId?: string;
   scopes: ReadonlySet<string>;
   /** The key's id when the credential is an API key. */
   apiKeyId?: string;

@@ -360,6 +360,43 @@ export interface OidcFlowsTable {
 }
 
 /** What the provider proved, waiting for the app to redeem it with its PKCE verifier; taken once. */
+/** The OAuth engine's state, by model and the SHA-256 of the id (migration 0019). */
+export interface OauthRecordsTable {
+  model: string;
+  id_hash: string;
+  payload: string;
+  grant_id: string | null;
+  user_code_hash: string | null;
+  uid_hash: string | null;
+  account_id: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+/** The apps that may ask for a grant (migration 0019). */
+export interface OauthClientsTable {
+  client_id: string;
+  org_id: string | null;
+  name: string;
+  metadata: string;
+  secret_sealed: string | null;
+  scopes: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** A person's grant to an app, for one organization (migration 0019). */
+export interface OauthGrantsTable {
+  grant_id: string;
+  user_id: string;
+  org_id: string;
+  client_id: string;
+  scopes: string;
+  resource: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
 export interface OidcCodesTable {
   code_hash: string;
   provider: string;
@@ -419,4 +456,7 @@ export interface Database {
   oidc_flows: OidcFlowsTable;
   oidc_codes: OidcCodesTable;
   usage_counts: UsageCountsTable;
+  oauth_records: OauthRecordsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_grants: OauthGrantsTable;
 }

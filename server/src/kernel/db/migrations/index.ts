@@ -16,6 +16,7 @@ import * as operations from './0015-operations.js';
 import * as mfaPendingLink from './0016-mfa-pending-link.js';
 import * as releaseUnfoldedAddresses from './0017-release-unfolded-addresses.js';
 import * as personalMembers from './0018-personal-members.js';
+import * as oauth from './0019-oauth.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -37,4 +38,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016-mfa-pending-link': mfaPendingLink,
   '0017-release-unfolded-addresses': releaseUnfoldedAddresses,
   '0018-personal-members': personalMembers,
+  '0019-oauth': oauth,
 };

@@ -1,0 +1,150 @@
+import { hkdfSync } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { KeyRing, AccountCache } from '../../identity/index.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { Database } from '../../kernel/db/schema.js';
+import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { oauthClientsAdapter } from './oauth-clients.js';
+import { oauthRecordsAdapter, oauthRecordsSweep } from './oauth-records.js';
+
+/** The resources a token can be bound to (RFC 8707): the REST API, and the MCP endpoint. */
+export interface OauthResources {
+  api: string;
+  mcp: string;
+}
+
+export function oauthResources(publicUrl: string): OauthResources {
+  return { api: `${publicUrl}/v1`, mcp: `${publicUrl}/v1/mcp` };
+}
+
+/** Where the engine's endpoints live, under the issuer (PUBLIC_URL). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  device_authorization: '/oauth/device_authorization',
+  code_verification: '/oauth/device',
+  registration: '/oauth/register',
+  // Not served by the engine: Gatehouse's own JWKS, which the engine's tokens are verified with.
+  jwks: '/.well-known/jwks.json',
+} as const;
+
+/** The interaction (sign-in and consent) the engine sends a browser to; the cookie that binds it to that browser is scoped to this path. */
+export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
+
+export interface AuthorizationServerDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  keyRing: KeyRing;
+  accounts: Pick<AccountCache, 'get'>;
+  publicUrl: string;
+  secret: string | undefined;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  onError: (error: unknown) => void;
+}
+
+export interface AuthorizationServer {
+  /**
+   * The engine signing with the key ring's current key (rebuilt once after a rotation). Loaded on
+   * first use: importing oidc-provider prints its Node 20 warning, which a CLI command or a
+   * server no app has asked anything of should not print.
+   */
+  engine(): Promise<Provider>;
+  resources: OauthResources;
+  /** The hourly sweep of expired engine records. */
+  sweep: { sweepOnce(): Promise<number>; start(): void; stop(): void };
+}
+
+export function createAuthorizationServer(deps: AuthorizationServerDeps): AuthorizationServer {
+  const resources = oauthResources(deps.publicUrl);
+  const Records = oauthRecordsAdapter(deps.db, deps.clock);
+  const Clients = oauthClientsAdapter(deps.db, deps.secret);
+  let built: { kid: string; provider: Provider } | undefined;
+
+  let engineClass: Promise<typeof Provider> | undefined;
+
+  function build(Engine: typeof Provider): Provider {
+    const { kid, privateKey } = deps.keyRing.current();
+    // Every instance derives the same cookie key from the shared signing key, so a flow's cookies
+    // open on whichever instance the browser reaches next.
+    const cookieKey = Buffer.from(hkdfSync('sha256', privateKey.export({ format: 'der', type: 'pkcs8' }), 'gatehouse', 'oauth-cookies v1', 32)).toString('base64url');
+    const configuration: Configuration = {
+      adapter: (name: string) => (name === 'Client' ? new Clients(name) : new Records(name)),
+      jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid, alg: 'EdDSA', use: 'sig' }] as never },
+      cookies: { keys: [cookieKey] },
+      routes: OAUTH_ROUTES,
+      scopes: ['offline_access'],
+      claims: { openid: ['sub'] },
+      pkce: { required: () => true }, // oidc-provider 9 knows S256 only
+      clientDefaults: {
+        id_token_signed_response_alg: 'EdDSA',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      enabledJWA: { idTokenSigningAlgValues: ['EdDSA'], authorizationSigningAlgValues: ['EdDSA'] },
+      features: {
+        devInteractions: { enabled: false },
+        userinfo: { enabled: false },
+        revocation: { enabled: true },
+        introspection: { enabled: true },
+        deviceFlow: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => resources.api,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx: KoaContextWithOIDC, resource: string) => {
+            if (resource !== resources.api && resource !== resources.mcp) throw new Error('unknown resource');
+            return { scope: USER_SCOPES.join(' '), audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: deps.accessTokenTtl, jwt: { sign: { alg: 'EdDSA' } } };
+          },
+        },
+      },
+      rotateRefreshToken: true,
+      // OAuth 2.1 style: an app registered for refresh tokens gets one (the consent page says so),
+      // without OpenID's offline_access + prompt=consent ritual, which MCP clients do not perform.
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+      findAccount: async (_ctx, id) => {
+        const account = await deps.accounts.get(id);
+        if (!account || account.disabled || account.deletion_due_at !== null) return undefined;
+        return { accountId: id, claims: () => ({ sub: id }) };
+      },
+      // The organization the grant acts for, and the grant as the token's `sid`: Gatehouse checks
+      // both on every request, and revoking the grant revokes the sid on every instance.
+      extraTokenClaims: async (_ctx, token) => {
+        const grantId = (token as { grantId?: string }).grantId;
+        if (!grantId) return undefined;
+        const grant = await deps.db.selectFrom('oauth_grants').select('org_id').where('grant_id', '=', grantId).executeTakeFirst();
+        return grant ? { sid: grantId, org: grant.org_id } : { sid: grantId };
+      },
+      ttl: {
+        AccessToken: deps.accessTokenTtl,
+        AuthorizationCode: 60,
+        DeviceCode: 600,
+        Grant: deps.refreshTokenTtl,
+        Interaction: 600,
+        RefreshToken: deps.refreshTokenTtl,
+        Session: 600,
+      },
+    };
+    const provider = new Engine(deps.publicUrl, configuration);
+    provider.proxy = true;
+    return provider;
+  }
+
+  return {
+    resources,
+    sweep: oauthRecordsSweep(deps),
+    async engine() {
+      engineClass ??= import('oidc-provider').then((module) => module.default);
+      const Engine = await engineClass;
+      const { kid } = deps.keyRing.current();
+      if (built?.kid !== kid) built = { kid, provider: build(Engine) };
+      return built.provider;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Kysely } from 'kysely';
+import type { AccountCache } from '../../identity/index.js';
+import type { Clock } from '../../kernel/clock.js';
+import { isoTime } from '../../kernel/clock.js';
+import type { Database } from '../../kernel/db/schema.js';
+import { ROLE_SCOPES } from '../../kernel/access-terms/roles.js';
+import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { AppError } from '../../kernel/errors.js';
+import type { OrganizationCache } from '../organizations/organization-cache.js';
+import type { AuthorizationServer } from './authorization-server.js';
+
+type Request = IncomingMessage;
+type Response = ServerResponse;
+
+const PLATFORM_SCOPES: ReadonlySet<string> = new Set(USER_SCOPES);
+
+export interface OauthConsentDeps {
+  server: AuthorizationServer;
+  db: Kysely<Database>;
+  clock: Clock;
+  accounts: Pick<AccountCache, 'get'>;
+  organizations: Pick<OrganizationCache, 'get'>;
+}
+
+/**
+ * The person's side of an authorization: what the app asks for (narrowed to what it was
+ * registered for), and the answer. Allowing makes a grant for one organization with the scopes
+ * the person's role there allows, records it in `oauth_grants`, and hands the engine the result;
+ * its `redirect_to` continues the flow in the browser.
+ */
+export function createOauthConsent(deps: OauthConsentDeps) {
+  const { server, db } = deps;
+
+  async function interaction(req: Request, res: Response) {
+    const engine = await server.engine();
+    let details: Awaited<ReturnType<typeof engine.interactionDetails>>;
+    try {
+      details = await engine.interactionDetails(req, res);
+    } catch {
+      throw new AppError('not_found', 'This authorization has expired or was begun in another browser; start it again from the app.');
+    }
+    const clientId = String(details.params.client_id);
+    const client = await db.selectFrom('oauth_clients').select(['name', 'scopes', 'metadata']).where('client_id', '=', clientId).executeTakeFirst();
+    if (!client) throw new AppError('not_found', 'The app that began this authorization is no longer registered.');
+    const registered = new Set(client.scopes.split(' ').filter(Boolean));
+    const asked = String(details.params.scope ?? '').split(' ').filter(Boolean);
+    const askedPlatform = asked.filter((s) => PLATFORM_SCOPES.has(s));
+    // No platform scope asked for: the app gets what it was registered for.
+    const scopes = (askedPlatform.length > 0 ? askedPlatform : [...registered]).filter((s) => registered.has(s));
+    const grantTypes = (JSON.parse(client.metadata) as { grant_types?: string[] }).grant_types ?? [];
+    return {
+      engine,
+      details,
+      view: {
+        client: { id: clientId, name: client.name },
+        redirect_uri: String(details.params.redirect_uri ?? ''),
+        scopes,
+        offline_access: grantTypes.includes('refresh_token'),
+        resource: String(details.params.resource ?? server.resources.api),
+      },
+    };
+  }
+
+  return {
+    async details(req: Request, res: Response, _userId: string) {
+      return (await interaction(req, res)).view;
+    },
+
+    async allow(req: Request, res: Response, userId: string, organizationId: string | undefined): Promise<string> {
+      const { engine, view } = await interaction(req, res);
+      const account = await deps.accounts.get(userId);
+      if (!account) throw new AppError('not_found', 'No such account.');
+      const orgId = organizationId ?? account.personal_org_id;
+      const membership = await deps.organizations.get(orgId, userId);
+      if (!membership) throw new AppError('not_found', 'No organization with this id among yours.');
+      const scopes = view.scopes.filter((s) => ROLE_SCOPES[membership.role].has(s));
+      if (scopes.length === 0) throw new AppError('conflict', `Your role in this organization (${membership.role}) allows none of the scopes this app asks for.`);
+
+      const grant = new engine.Grant({ accountId: userId, clientId: view.client.id });
+      grant.addResourceScope(view.resource, scopes.join(' '));
+      const grantId = await grant.save();
+      await db.insertInto('oauth_grants').values({
+        grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null,
+      }).execute();
+      return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    },
+
+    async deny(req: Request, res: Response): Promise<string> {
+      const { engine } = await interaction(req, res);
+      return engine.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow this app.' }, { mergeWithLastSubmission: false });
+    },
+  };
+}
+
+export type OauthConsent = ReturnType<typeof createOauthConsent>;

@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/caller.js';
+import { problemResponses } from '../../http/schemas.js';
+import type { OauthConsent } from "./oauth-consent.js";
+import { OAUTH_ROUTES, type AuthorizationServer } from './authorization-server.js';
+
+/**
+ * `/oauth/*` is the engine's (docs/adr/0009-protocol-engines.md): the request goes to it raw, its
+ * body unread by Fastify, and it answers in OAuth's own words. Registered in a plugin of its own
+ * so that the content-type parser that leaves bodies alone applies to nothing else.
+ */
+export function oauthEngineRoutes(server: AuthorizationServer) {
+  return async (app: FastifyInstance) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    app.route({
+      method: ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS'],
+      url: '/oauth/*',
+      schema: { hide: true },
+      handler: (request, reply) => {
+        reply.hijack();
+        return server.engine().then((engine) => engine.callback()(request.raw, reply.raw));
+      },
+    });
+  };
+}
+
+const InteractionParams = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+
+export const OauthInteraction = Type.Object(
+  {
+    client: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    redirect_uri: Type.String({ description: 'Where the person is sent back to' }),
+    scopes: Type.Array(Type.String(), { description: 'The platform scopes the app asks for (those it may ask for)' }),
+    offline_access: Type.Boolean({ description: 'The app keeps access while the person is away (it is registered for refresh tokens)' }),
+    resource: Type.String({ description: 'What the token will be for: the REST API (PUBLIC_URL/v1) or the MCP endpoint' }),
+  },
+  { $id: 'OauthInteraction', additionalProperties: false },
+);
+
+/**
+ * The consent step of an authorization, for the dashboard's page: what the app asks for, and the
+ * person's answer. Both are under the interaction's path, where the cookie that binds the
+ * interaction to the browser that began it is sent, and both need the person's session.
+ */
+export const oauthInteractionRoutes: FastifyPluginAsyncTypebox<{ consent: OauthConsent }> = async (app, { consent }) => {
+  const tags = ['OAuth'];
+
+  app.get('/oauth/interaction/:uid', { schema: { hide: true, params: InteractionParams } }, async (request, reply) =>
+    reply.redirect(`/oauth/consent?interaction=${encodeURIComponent(request.params.uid)}`, 303));
+
+  app.get('/oauth/interaction/:uid/details', {
+    config: { auth: 'session', budget: 'exempt' },
+    schema: {
+      tags, operationId: 'getOauthInteraction', summary: 'What an app asks a person to allow (the consent page reads this)',
+      params: InteractionParams, response: { 200: Type.Ref('OauthInteraction'), ...problemResponses([404]) },
+    },
+  }, async (request, reply) => consent.details(request.raw, reply.raw, requireAuth(request).userId));
+
+  app.post('/oauth/interaction/:uid/decision', {
+    config: { auth: 'session', budget: 'exempt', stepUp: 'always' }, // it gives an app access, as a new API key would
+    schema: {
+      tags, operationId: 'decideOauthInteraction', summary: "The person's answer: allow (for one organization) or deny",
+      params: InteractionParams,
+      body: Type.Object({
+        decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+        organization_id: Type.Optional(Type.String({ maxLength: 40, description: 'The organization the app acts for (default: the personal one)' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ redirect_to: Type.String() }, { additionalProperties: false }), ...problemResponses([404, 409]) },
+    },
+  }, async (request, reply) => {
+    const auth = requireAuth(request);
+    if (request.body.decision === 'deny') return { redirect_to: await consent.deny(request.raw, reply.raw) };
+    return { redirect_to: await consent.allow(request.raw, reply.raw, auth.userId, request.body.organization_id) };
+  });
+};
+
+
+/**
+ * Authorization server metadata (RFC 8414) at `/.well-known/oauth-authorization-server`: where
+ * an OAuth client finds the endpoints, from the issuer alone.
+ */
+export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: string, scopes: readonly string[]) {
+  const at = (path: string) => `${publicUrl}${path}`;
+  const document = {
+    issuer: publicUrl,
+    authorization_endpoint: at(OAUTH_ROUTES.authorization),
+    token_endpoint: at(OAUTH_ROUTES.token),
+    revocation_endpoint: at(OAUTH_ROUTES.revocation),
+    introspection_endpoint: at(OAUTH_ROUTES.introspection),
+    device_authorization_endpoint: at(OAUTH_ROUTES.device_authorization),
+    jwks_uri: at(OAUTH_ROUTES.jwks),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    scopes_supported: [...scopes, 'offline_access'],
+    authorization_response_iss_parameter_supported: true,
+    resource_indicators_supported: true,
+    protected_resources: [server.resources.api, server.resources.mcp],
+  };
+  return async (app: FastifyInstance) => {
+    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (_request, reply) => {
+      reply.header('Cache-Control', 'public, max-age=3600');
+      return document;
+    });
+  };
+}
