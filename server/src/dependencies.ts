@@ -13,11 +13,13 @@ import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
 import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
-import { createAdminService, createAuthorizationServer, createOauthConsent, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthConsent, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
+import { createAdminService, createAuthorizationServer, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
 import { createAgentsService, createChatsService, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
 import { createEventRetention } from './kernel/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
 import type { ReadinessCheck } from './http/health.routes.js';
+import { STATIC_PAGE_CSP } from './http/page-headers.js';
+import { problemPageHtml } from './http/problem-page.js';
 
 /** Everything buildApp needs: infrastructure handles and the services wired on top of them. */
 export interface Dependencies {
@@ -67,7 +69,7 @@ export interface Dependencies {
   /** Organizations, members, invitations and the audit log (access/organizations/). */
   organizations: OrganizationsService;
   /** The OAuth 2.1 authorization server (`/oauth/*`) and the consent step the dashboard drives. */
-  oauth: { server: AuthorizationServer; consent: OauthConsent };
+  oauth: { server: AuthorizationServer; consent: OauthConsent; grants: OauthGrants; apps: OauthApps };
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -148,15 +150,18 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const securityLog = createSecurityLog({ db: database.db, clock, onError });
     // Wakes this instance's webhook worker after any transaction that recorded events.
     const events = createEventSignal();
+    const oauthGrants = createOauthGrants({ db: database.db, clock, revocations, accessTokenTtl: config.accessTokenTtl });
     const sessions = createSessionsService({
       sessions: createSessionsRepository(database.db, database.dialect), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
       onRefreshTokenReuse: ({ userId, sessionId, client }) => void securityLog.record(userId, 'refresh_token_reused', client, { session_id: sessionId }),
       onEvent: events.committed,
+      endAppGrants: (userId) => oauthGrants.revokeAllOf(userId),
     });
-    await sessions.loadRecentRevocations();
+    const loadRecentRevocations = () => Promise.all([sessions.loadRecentRevocations(), oauthGrants.loadRecentRevocations()]);
+    await loadRecentRevocations();
     // Messages sent while our subscription was down are lost: reload what they would have said.
-    bus.onReconnect(() => void sessions.loadRecentRevocations().catch(onError));
+    bus.onReconnect(() => void loadRecentRevocations().catch(onError));
     const usersRepository = createUsersRepository(database.db);
     const accounts = createAccountCache({ users: usersRepository, bus, clock });
     const organizationCache = createOrganizationCache({ organizations: createOrganizationsRepository(database.db), bus, clock });
@@ -231,9 +236,15 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
     const oauthServer = createAuthorizationServer({
       db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError,
+      errorPage: (problem) => ({ html: problemPageHtml(problem, config.publicUrl), contentSecurityPolicy: STATIC_PAGE_CSP }),
     });
     oauthServer.sweep.start();
-    const oauth = { server: oauthServer, consent: createOauthConsent({ server: oauthServer, db: database.db, clock, accounts, organizations: organizationCache }) };
+    const oauth = {
+      server: oauthServer,
+      consent: createOauthConsent({ server: oauthServer, db: database.db, clock, accounts, organizations: organizationCache }),
+      grants: oauthGrants,
+      apps: createOauthApps({ db: database.db, clock, secret: config.secret, grants: oauthGrants }),
+    };
     const verification = createVerificationService({ apiKeys: apiKeyVerifier, keyUses: apiKeys, accessTokens, revocations, accounts, organizations: organizationCache, limiter, usage: usageCounter, clock });
     // Another instance may rotate the signing key; pick it up well within a token lifetime.
     const keyReload = setInterval(() => void keyRing.reload().catch(onError), 60_000);

@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
-import { clientSecrets } from '../src/access/oauth/oauth-clients.js';
 import { freePort } from './free-port.js';
 import { createTestApp, type TestApp } from './harness.js';
 
@@ -36,29 +35,28 @@ describe('the OAuth 2.1 authorization server', () => {
   let t: TestApp;
   let base: string;
   let as: oauth.AuthorizationServer;
-  const publicClient: oauth.Client = { client_id: `app_${randomBytes(6).toString('hex')}` };
-  const confidentialClient: oauth.Client = { client_id: `app_${randomBytes(6).toString('hex')}` };
-  const confidentialSecret = randomBytes(24).toString('base64url');
+  let publicClient: oauth.Client;
+  let confidentialClient: oauth.Client;
+  let confidentialSecret: string;
+  let owner: Awaited<ReturnType<TestApp['signUp']>>;
+
+  const api = (method: string, path: string, token: string, body?: unknown) =>
+    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await createTestApp({ env: { PUBLIC_URL: base } });
     await t.app.listen({ port, host: '127.0.0.1' });
-    const owner = await t.register();
-    const org = await t.personalOrgId(owner.id);
-    const now = new Date().toISOString();
-    // Registered as Settings → OAuth apps will register them (that route is not in yet).
-    await t.deps.database.db.insertInto('oauth_clients').values([
-      {
-        client_id: publicClient.client_id, org_id: org, name: 'Desk Assistant', secret_sealed: null, scopes: 'agents:read agents:write chats:read', created_by: owner.id, created_at: now,
-        metadata: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], application_type: 'native' }),
-      },
-      {
-        client_id: confidentialClient.client_id, org_id: org, name: 'Reporting Service', secret_sealed: clientSecrets.seal(confidentialSecret, t.config.secret), scopes: 'agents:read', created_by: owner.id, created_at: now,
-        metadata: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
-      },
-    ]).execute();
+    owner = await t.signUp();
+    // Registered as Settings → OAuth apps does, by the organization's owner.
+    const created = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Desk Assistant', type: 'public', redirect_uris: [REDIRECT], scopes: ['agents:read', 'agents:write', 'chats:read'] });
+    expect(created.status, await created.clone().text()).toBe(201);
+    publicClient = { client_id: (await created.json() as { id: string }).id };
+    const confidential = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Reporting Service', type: 'confidential', redirect_uris: [REDIRECT], scopes: ['agents:read'] });
+    const body = await confidential.json() as { id: string; client_secret: string };
+    confidentialClient = { client_id: body.id };
+    confidentialSecret = body.client_secret;
     const issuer = new URL(base);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
   });
@@ -68,8 +66,8 @@ describe('the OAuth 2.1 authorization server', () => {
     await t?.deps.close();
   });
 
-  /** A person signs in, is sent through the authorization and answers; returns where the browser lands. */
-  async function authorize(client: oauth.Client, options: { scope: string; resource?: string; decision?: 'allow' | 'deny'; session?: string }) {
+  /** A person signs in and is sent through the authorization up to the consent step. */
+  async function consentStep(client: oauth.Client, options: { scope: string; resource?: string; session?: string }) {
     const person = options.session ?? (await t.signUp()).tokens.access_token;
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
@@ -86,13 +84,20 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(interaction.pathname).toMatch(/^\/oauth\/interaction\/[\w-]+$/);
     const details = await go(`${interaction}/details`, { headers: { authorization: `Bearer ${person}` } });
     expect(details.status, await details.clone().text()).toBe(200);
-    const decided = await go(`${interaction}/decision`, {
-      method: 'POST', headers: { authorization: `Bearer ${person}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: options.decision ?? 'allow' }),
+    const decide = (body: Record<string, unknown>) => go(`${interaction}/decision`, {
+      method: 'POST', headers: { authorization: `Bearer ${person}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
     });
+    return { go, decide, verifier, state, person, details: await details.json() };
+  }
+
+  /** The consent step and the person's answer; returns where the browser lands. */
+  async function authorize(client: oauth.Client, options: { scope: string; resource?: string; decision?: 'allow' | 'deny'; session?: string; organization?: string }) {
+    const step = await consentStep(client, options);
+    const decided = await step.decide({ decision: options.decision ?? 'allow', ...(options.organization ? { organization_id: options.organization } : {}) });
     expect(decided.status, await decided.clone().text()).toBe(200);
-    const resumed = await go((await decided.json() as { redirect_to: string }).redirect_to);
+    const resumed = await step.go((await decided.json() as { redirect_to: string }).redirect_to);
     expect(resumed.status).toBe(303);
-    return { landed: new URL(resumed.headers.get('location')!), verifier, state, details: await details.json(), person };
+    return { landed: new URL(resumed.headers.get('location')!), verifier: step.verifier, state: step.state, details: step.details, person: step.person };
   }
 
   async function tokensFor(client: oauth.Client, auth: oauth.ClientAuth, options: { scope: string; resource?: string }) {
@@ -139,6 +144,25 @@ describe('the OAuth 2.1 authorization server', () => {
     expect((await keys.json() as { code: string }).code).toBe('session_required');
   });
 
+  it("narrows a grant to the person's role in the organization chosen; a role that allows none of the scopes is 409", async () => {
+    const viewer = await t.signUp();
+    const team = await (await api('POST', '/v1/organizations', owner.tokens.access_token, { name: 'Viewers' })).json() as { id: string };
+    await t.deps.database.db.insertInto('memberships').values({ org_id: team.id, user_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
+    const session = viewer.tokens.access_token;
+    const writes = await (await consentStep(publicClient, { scope: 'agents:write', session })).decide({ decision: 'allow', organization_id: team.id });
+    expect(writes.status).toBe(409);
+    expect(await writes.json()).toMatchObject({ code: 'conflict', detail: expect.stringContaining('viewer') });
+    // An organization the person is not in: as if it did not exist.
+    const elsewhere = await (await consentStep(publicClient, { scope: 'agents:read', session })).decide({ decision: 'allow', organization_id: await t.personalOrgId(owner.id) });
+    expect(elsewhere.status).toBe(404);
+
+    const { landed, verifier, state } = await authorize(publicClient, { scope: 'agents:read agents:write', session, organization: team.id });
+    const tokens = await oauth.processAuthorizationCodeResponse(as, publicClient, await oauth.authorizationCodeGrantRequest(as, publicClient, oauth.None(), oauth.validateAuthResponse(as, publicClient, landed, state), REDIRECT, verifier, insecure));
+    expect(tokens.scope).toBe('agents:read');
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims.org).toBe(team.id);
+  });
+
   it('a token for the MCP endpoint is refused by the REST API', async () => {
     const { tokens } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read', resource: `${base}/v1/mcp` });
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
@@ -182,6 +206,112 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(landed.origin + landed.pathname).toBe(REDIRECT);
     expect(landed.searchParams.get('error')).toBe('access_denied');
     expect(landed.searchParams.get('state')).toBe(state);
+  });
+
+  describe('OAuth apps (Settings → OAuth apps)', () => {
+    it('registers a public app without a secret and a confidential one with a secret shown once; lists them', async () => {
+      const list = await api('GET', '/v1/oauth-apps', owner.tokens.access_token);
+      expect(list.status).toBe(200);
+      const apps = (await list.json() as { data: Array<Record<string, unknown>> }).data;
+      expect(apps.map((a) => [a.name, a.type])).toEqual([['Reporting Service', 'confidential'], ['Desk Assistant', 'public']]);
+      expect(apps.every((a) => !('client_secret' in a))).toBe(true);
+      expect(confidentialSecret).toMatch(/^gho_/);
+    });
+
+    it.each([
+      ['plain http on a public host', 'http://app.example.com/callback'],
+      ['localhost (it may resolve elsewhere)', 'http://localhost:3000/callback'],
+      ['a fragment', 'https://app.example.com/callback#x'],
+      ['javascript:', 'javascript:alert(1)'],
+      ['a custom scheme not in reverse-domain form', 'myapp://callback'],
+      ['a relative URI', '/callback'],
+    ])('refuses a redirect URI with %s', async (_what, uri) => {
+      const res = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Bad', type: 'public', redirect_uris: [uri], scopes: ['agents:read'] });
+      expect(res.status).toBe(400);
+      expect((await res.json() as { code: string }).code).toBe('validation_failed');
+    });
+
+    it('takes loopback and reverse-domain redirects (native apps, RFC 8252)', async () => {
+      const res = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Native', type: 'public', redirect_uris: ['http://127.0.0.1/callback', 'http://[::1]/callback', 'com.example.app:/oauth'], scopes: ['agents:read'] });
+      expect(res.status, await res.clone().text()).toBe(201);
+      await api('DELETE', `/v1/oauth-apps/${(await res.json() as { id: string }).id}`, owner.tokens.access_token);
+    });
+
+    it('is for the organization\'s admins and a login only: a member, or an app\'s token, is refused', async () => {
+      const member = await t.signUp();
+      const teamRes = await api('POST', '/v1/organizations', owner.tokens.access_token, { name: 'Apps team' });
+      const team = await teamRes.json() as { id: string };
+      await t.deps.database.db.insertInto('memberships').values({ org_id: team.id, user_id: (await t.deps.database.db.selectFrom('users').select('id').where('email', '=', member.email).executeTakeFirstOrThrow()).id, role: 'member', created_at: new Date().toISOString() }).execute();
+      const res = await fetch(`${base}/v1/oauth-apps`, { headers: { authorization: `Bearer ${member.tokens.access_token}`, 'gatehouse-organization': team.id } });
+      expect(res.status).toBe(403);
+      const { tokens } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read' });
+      expect((await api('GET', '/v1/oauth-apps', tokens.access_token)).status).toBe(403);
+    });
+
+    it('rotating a secret ends the old one at once', async () => {
+      const created = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Rotating', type: 'confidential', redirect_uris: [REDIRECT], scopes: ['agents:read'] });
+      const app = await created.json() as { id: string; client_secret: string };
+      const client = { client_id: app.id };
+      const introspect = async (secret: string) => (await oauth.introspectionRequest(as, client, oauth.ClientSecretBasic(secret), 'x', insecure)).status;
+      expect(await introspect(app.client_secret)).toBe(200);
+      const rotated = await api('POST', `/v1/oauth-apps/${app.id}/rotate-secret`, owner.tokens.access_token);
+      expect(rotated.status).toBe(200);
+      const fresh = (await rotated.json() as { client_secret: string }).client_secret;
+      expect(await introspect(app.client_secret)).toBe(401);
+      expect(await introspect(fresh)).toBe(200);
+      expect((await api('POST', `/v1/oauth-apps/${publicClient.client_id}/rotate-secret`, owner.tokens.access_token)).status).toBe(409);
+    });
+  });
+
+  describe('Connected apps: a grant ends at once', () => {
+    const refused = async (token: string) => (await fetch(`${base}/v1/agents`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const refreshes = async (refreshToken: string) => oauth.processRefreshTokenResponse(as, publicClient, await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), refreshToken, insecure)).then(() => 'ok', (e: { error?: string }) => e.error);
+
+    it('lists the grant, and revoking it refuses its access token and its refresh token', async () => {
+      const { tokens, person } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read chats:read' });
+      const list = await api('GET', '/v1/users/me/connected-apps', person);
+      const apps = (await list.json() as { data: Array<{ id: string; client: { name: string }; scopes: string[]; last_used_at: string | null }> }).data;
+      expect(apps).toHaveLength(1);
+      expect(apps[0]).toMatchObject({ client: { name: 'Desk Assistant' }, scopes: ['agents:read', 'chats:read'], last_used_at: expect.any(String) });
+      expect(await refused(tokens.access_token)).toBe(200);
+      expect((await api('DELETE', `/v1/users/me/connected-apps/${apps[0]!.id}`, person)).status).toBe(204);
+      expect(await refused(tokens.access_token)).toBe(401);
+      expect(await refreshes(tokens.refresh_token!)).toBe('invalid_grant');
+      expect((await (await api('GET', '/v1/users/me/connected-apps', person)).json() as { data: unknown[] }).data).toEqual([]);
+      expect((await api('DELETE', `/v1/users/me/connected-apps/${apps[0]!.id}`, person)).status).toBe(404);
+    });
+
+    it('signing out everywhere ends the account\'s grants too', async () => {
+      const { tokens, person } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read' });
+      expect((await api('POST', '/v1/auth/logout', person, { scope: 'all' })).status).toBe(204);
+      expect(await refused(tokens.access_token)).toBe(401);
+      expect(await refreshes(tokens.refresh_token!)).toBe('invalid_grant');
+    });
+
+    it('removing the app ends every grant made to it', async () => {
+      const created = await api('POST', '/v1/oauth-apps', owner.tokens.access_token, { name: 'Short-lived', type: 'public', redirect_uris: [REDIRECT], scopes: ['agents:read'] });
+      const client = { client_id: (await created.json() as { id: string }).id };
+      const { tokens } = await tokensFor(client, oauth.None(), { scope: 'agents:read' });
+      expect(await refused(tokens.access_token)).toBe(200);
+      expect((await api('DELETE', `/v1/oauth-apps/${client.client_id}`, owner.tokens.access_token)).status).toBe(204);
+      expect(await refused(tokens.access_token)).toBe(401);
+    });
+  });
+
+  it("hands the engine its own paths only, and its refusals to a browser are Gatehouse's page", async () => {
+    const elsewhere = await fetch(`${base}/oauth/interaction/${'x'.repeat(300)}/details`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await fetch(`${base}/oauth/anything-else`)).headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const bad = await fetch(`${base}/oauth/authorize?client_id=app_unknown&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}`);
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const page = await bad.text();
+    expect(page).toContain('This sign-in cannot go on');
+    expect(page).toContain('invalid_client');
+    expect(page).not.toContain('fonts.googleapis.com');
+    expect(page).toContain(bad.headers.get('x-request-id')!); // the id to quote is the answer's own
+    expect(bad.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('stores no usable code or token: rows are found by the SHA-256 of their id', async () => {

@@ -22,6 +22,7 @@ import { bearer, createTestApp, dialect, type TestApp } from './harness.js';
 const GRANTS_POWER: Record<string, Exclude<RoutePolicy['stepUp'], 'never'>> = {
   createApiKey: 'always', // creates a credential
   decideOauthInteraction: 'always', // allowing gives an app a grant: a credential of its own
+  rotateOauthAppSecret: 'always', // a new secret for an app's credential
   updateApiKey: 'always', // widens a credential (a later expiry, higher limits)
   rollApiKey: 'always', // a new secret for a credential
   changePassword: 'always',
@@ -45,6 +46,9 @@ const GRANTS_POWER: Record<string, Exclude<RoutePolicy['stepUp'], 'never'>> = {
 const GRANTS_NOTHING: Record<string, string> = {
   logout: 'takes access away',
   revokeSession: 'takes access away',
+  revokeConnectedApp: 'takes access away (the app\'s tokens stop at once)',
+  deleteOauthApp: 'takes access away (every grant to the app ends)',
+  createOauthApp: 'registers an app, which gets nothing until a person allows it',
   revokeApiKey: 'takes access away (an owner fighting a thief needs it at once)',
   revokeOrganizationInvitation: 'takes access away',
   updateMe: 'renames',

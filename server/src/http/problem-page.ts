@@ -24,7 +24,13 @@ interface ShownProblem {
 
 /** The problem as a readable page: what went wrong, the request id to quote, the way back. */
 export function sendProblemPage(reply: FastifyReply, body: ShownProblem, publicUrl: string): FastifyReply {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(body.title)}</title>
+  setPageHeaders(reply, STATIC_PAGE_CSP);
+  return reply.code(body.status).type('text/html; charset=utf-8').send(problemPageHtml(body, publicUrl));
+}
+
+/** The page itself (also the OAuth engine's error page: access/oauth/authorization-server.ts). */
+export function problemPageHtml(body: ShownProblem, publicUrl: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(body.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1c2430}code{font-size:.9em}</style></head><body>
 <h1>${escapeHtml(body.title)}</h1>
@@ -32,6 +38,4 @@ export function sendProblemPage(reply: FastifyReply, body: ShownProblem, publicU
 <p><a href="${escapeHtml(`${publicUrl}/login`)}">Back to sign-in</a></p>
 <p><small>Error <code>${escapeHtml(body.code)}</code> (${body.status}), request <code>${escapeHtml(body.request_id)}</code>: quote it if you ask for help.</small></p>
 </body></html>`;
-  setPageHeaders(reply, STATIC_PAGE_CSP);
-  return reply.code(body.status).type('text/html; charset=utf-8').send(html);
 }

@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   organization: 'org',
   invitation: 'inv',
   auditEvent: 'aud',
+  oauthApp: 'app',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -15,6 +15,7 @@ import { mfaJourney } from './journeys/mfa.js';
 import { identitiesJourney } from './journeys/identities.js';
 import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
+import { oauthJourney } from './journeys/oauth.js';
 import { organizationsJourney } from './journeys/organizations.js';
 import { rateLimitJourney } from './journeys/rate-limits.js';
 import { sdkJourney } from './journeys/sdk.js';
@@ -69,6 +70,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
 
   canaryJourney(ctx);
   operationsJourney(ctx);
+  oauthJourney(ctx);
   authJourney(ctx);
   accountJourney(ctx);
   accountOperationsJourney(ctx);

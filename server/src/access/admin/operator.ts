@@ -11,6 +11,7 @@ import { createApiKeysRepository, type ApiKeyRow } from '../api-keys/api-keys.re
 import { createApiKeysService } from '../api-keys/api-keys.service.js';
 import { createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, releaseProviderAddresses, type UserRow, type UserWithPlan } from '../../identity/index.js';
 import { createAdminService } from './admin.service.js';
+import { createOauthGrants } from '../oauth/oauth-grants.js';
 
 export interface OperatorDeps {
   db: Kysely<Database>;
@@ -64,11 +65,13 @@ export function createOperator(deps: OperatorDeps) {
   const bus = createOneShotBus(deps.redisUrl);
   const securityLog = createSecurityLog({ db, clock, onError: deps.onError });
   const revocations = createRevocationList(bus, () => clock.now());
+  const grants = createOauthGrants({ db, clock, revocations, accessTokenTtl: deps.accessTokenTtl });
   const sessions = createSessionsService({
     sessions: createSessionsRepository(db, deps.dialect), revocations, clock, accessTokenTtl: deps.accessTokenTtl, refreshTokenTtl: deps.refreshTokenTtl,
     accessTokens: { issue: () => Promise.reject(new Error('the operator\'s commands start no session')) },
     // A running instance's webhook worker finds the events on its next poll (this process cannot wake it).
     onEvent: () => {},
+    endAppGrants: (userId) => grants.revokeAllOf(userId),
   });
   const admin = createAdminService({
     db, sessions, securityLog, clock,

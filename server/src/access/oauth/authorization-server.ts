@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { KeyRing, AccountCache } from '../../identity/index.js';
-import type { Clock } from '../../kernel/clock.js';
+import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
 import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
 import { oauthClientsAdapter } from './oauth-clients.js';
@@ -19,7 +19,10 @@ export function oauthResources(publicUrl: string): OauthResources {
   return { api: `${publicUrl}/v1`, mcp: `${publicUrl}/v1/mcp` };
 }
 
-/** Where the engine's endpoints live, under the issuer (PUBLIC_URL). */
+/**
+ * Where the engine's endpoints live, under the issuer (PUBLIC_URL). Only these paths (and the
+ * resume paths under them) are handed to it; anything else under /oauth is Gatehouse's.
+ */
 export const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',
   token: '/oauth/token',
@@ -31,6 +34,13 @@ export const OAUTH_ROUTES = {
   // Not served by the engine: Gatehouse's own JWKS, which the engine's tokens are verified with.
   jwks: '/.well-known/jwks.json',
 } as const;
+
+/** The paths handed to the engine: its endpoints, and the resume steps below authorize, device and register. */
+export const ENGINE_PATHS = [
+  OAUTH_ROUTES.authorization, `${OAUTH_ROUTES.authorization}/:uid`, OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.introspection,
+  OAUTH_ROUTES.device_authorization, OAUTH_ROUTES.code_verification, `${OAUTH_ROUTES.code_verification}/:uid`, `${OAUTH_ROUTES.code_verification}/:uid/*`,
+  OAUTH_ROUTES.registration, `${OAUTH_ROUTES.registration}/:id`,
+] as const;
 
 /** The interaction (sign-in and consent) the engine sends a browser to; the cookie that binds it to that browser is scoped to this path. */
 export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
@@ -45,6 +55,8 @@ export interface AuthorizationServerDeps {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   onError: (error: unknown) => void;
+  /** The page a person's browser gets for a refusal (the wiring hands over http/problem-page.ts's), with its CSP. */
+  errorPage: (problem: { title: string; detail: string; code: string; status: number; request_id: string }) => { html: string; contentSecurityPolicy: string };
 }
 
 export interface AuthorizationServer {
@@ -108,6 +120,18 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       // without OpenID's offline_access + prompt=consent ritual, which MCP clients do not perform.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+      // A refusal shown to a person's browser (a bad authorization request, an expired flow):
+      // Gatehouse's own page under its static CSP, not the engine's (which loads a web font).
+      renderError: (ctx, out) => {
+        const status = ctx.status >= 400 ? ctx.status : 400;
+        const page = deps.errorPage({
+          title: 'This sign-in cannot go on', detail: String(out.error_description ?? out.error), code: String(out.error), status,
+          request_id: String(ctx.response.get('x-request-id') || 'none'),
+        });
+        ctx.type = 'html';
+        ctx.set('Content-Security-Policy', page.contentSecurityPolicy);
+        ctx.body = page.html;
+      },
       findAccount: async (_ctx, id) => {
         const account = await deps.accounts.get(id);
         if (!account || account.disabled || account.deletion_due_at !== null) return undefined;
@@ -118,7 +142,9 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       extraTokenClaims: async (_ctx, token) => {
         const grantId = (token as { grantId?: string }).grantId;
         if (!grantId) return undefined;
-        const grant = await deps.db.selectFrom('oauth_grants').select('org_id').where('grant_id', '=', grantId).executeTakeFirst();
+        // Issuing a token is the grant's use (Connected apps shows when it was last used).
+        const grant = await deps.db.updateTable('oauth_grants').set({ last_used_at: isoTime(deps.clock.now()) })
+          .where('grant_id', '=', grantId).where('revoked_at', 'is', null).returning('org_id').executeTakeFirst();
         return grant ? { sid: grantId, org: grant.org_id } : { sid: grantId };
       },
       ttl: {

@@ -53,6 +53,7 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       engine,
       details,
       view: {
+        asked: askedPlatform,
         client: { id: clientId, name: client.name },
         redirect_uri: String(details.params.redirect_uri ?? ''),
         scopes,
@@ -64,7 +65,8 @@ export function createOauthConsent(deps: OauthConsentDeps) {
 
   return {
     async details(req: Request, res: Response, _userId: string) {
-      return (await interaction(req, res)).view;
+      const { asked: _asked, ...view } = (await interaction(req, res)).view;
+      return view;
     },
 
     async allow(req: Request, res: Response, userId: string, organizationId: string | undefined): Promise<string> {
@@ -79,9 +81,13 @@ export function createOauthConsent(deps: OauthConsentDeps) {
 
       const grant = new engine.Grant({ accountId: userId, clientId: view.client.id });
       grant.addResourceScope(view.resource, scopes.join(' '));
+      // What was asked and not granted (not registered for the app, or beyond the person's role)
+      // is recorded as refused, so the engine issues the narrower grant instead of asking again.
+      const refused = view.asked.filter((s) => !scopes.includes(s));
+      if (refused.length) grant.rejectResourceScope(view.resource, refused.join(' '));
       const grantId = await grant.save();
       await db.insertInto('oauth_grants').values({
-        grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null,
+        grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null, revoked_at: null,
       }).execute();
       return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     },

@@ -4,26 +4,30 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/caller.js';
 import { problemResponses } from '../../http/schemas.js';
 import type { OauthConsent } from "./oauth-consent.js";
-import { OAUTH_ROUTES, type AuthorizationServer } from './authorization-server.js';
+import { ENGINE_PATHS, OAUTH_ROUTES, type AuthorizationServer } from './authorization-server.js';
 
 /**
- * `/oauth/*` is the engine's (docs/adr/0009-protocol-engines.md): the request goes to it raw, its
- * body unread by Fastify, and it answers in OAuth's own words. Registered in a plugin of its own
+ * The engine's paths under /oauth (ENGINE_PATHS; docs/adr/0009-protocol-engines.md): the request
+ * goes to it raw, its body unread by Fastify, and it answers in OAuth's own words. Registered in a plugin of its own
  * so that the content-type parser that leaves bodies alone applies to nothing else.
  */
 export function oauthEngineRoutes(server: AuthorizationServer) {
   return async (app: FastifyInstance) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    app.route({
-      method: ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS'],
-      url: '/oauth/*',
-      schema: { hide: true },
-      handler: (request, reply) => {
-        reply.hijack();
-        return server.engine().then((engine) => engine.callback()(request.raw, reply.raw));
-      },
-    });
+    for (const url of ENGINE_PATHS) {
+      app.route({
+        method: ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS'],
+        url,
+        schema: { hide: true },
+        handler: (request, reply) => {
+          // The common headers were set on the reply, which a hand-over does not send: the engine's answer carries them itself.
+          for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+          reply.hijack();
+          return server.engine().then((engine) => engine.callback()(request.raw, reply.raw));
+        },
+      });
+    }
   };
 }
 

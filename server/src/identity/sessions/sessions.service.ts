@@ -37,6 +37,12 @@ export interface SessionsServiceDeps {
   refreshTokenTtl: number;
   onRefreshTokenReuse?: (info: { userId: string; sessionId: string; client?: ClientInfo }) => void;
   onEvent?: OnEventsCommitted;
+  /**
+   * Ends the grants the account made to apps (access implements it: access/oauth/oauth-grants.ts),
+   * with every session of the account: signing out everywhere, a password change or reset, a
+   * disabled or deleted account take the apps' access away too.
+   */
+  endAppGrants?: (userId: string) => Promise<unknown>;
 }
 
 export function createSessionsService(deps: SessionsServiceDeps) {
@@ -71,6 +77,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     });
     deps.onEvent?.(...recorded);
     await revokeSessions(ids);
+    if (where.sessionId === undefined) await deps.endAppGrants?.(where.userId);
     return ids;
   }
 

@@ -395,6 +395,7 @@ export interface OauthGrantsTable {
   resource: string;
   created_at: string;
   last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 export interface OidcCodesTable {

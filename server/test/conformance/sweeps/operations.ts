@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { newId, type IdKind } from '../../../src/kernel/ids.js';
 import type { SpecOperation } from '../spec.js';
 import { OIDC_PROVIDER } from '../stack.js';
@@ -95,6 +96,15 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   redeliverWebhookDelivery: 'webhooks:write',
   redeliverFailedWebhookDeliveries: 'webhooks:write',
   rotateWebhookSecret: 'webhooks:write',
+  // OAuth (access tokens only): an organization's apps, a person's grants and consent.
+  createOauthApp: 'session',
+  listOauthApps: 'session',
+  deleteOauthApp: 'session',
+  rotateOauthAppSecret: 'session',
+  listConnectedApps: 'session',
+  revokeConnectedApp: 'session',
+  getOauthInteraction: 'session',
+  decideOauthInteraction: 'session',
 };
 
 /**
@@ -113,6 +123,7 @@ export const BUDGET_EXEMPT = new Set([
   'listOrganizationMembers', 'updateOrganizationMember', 'removeOrganizationMember',
   'createOrganizationInvitation', 'listOrganizationInvitations', 'revokeOrganizationInvitation', 'acceptInvitation',
   'adminGetOrganization', 'adminUpdateOrganization', 'adminGetUser', 'adminListUserSecurityEvents',
+  'createOauthApp', 'listOauthApps', 'deleteOauthApp', 'rotateOauthAppSecret', 'listConnectedApps', 'revokeConnectedApp', 'getOauthInteraction', 'decideOauthInteraction',
 ]);
 
 /**
@@ -125,6 +136,7 @@ export const BUDGET_EXEMPT = new Set([
 export const ORGANIZATION_SCOPED = new Set([
   ...Object.entries(REQUIREMENTS).filter(([, requirement]) => requirement !== 'session' && requirement !== 'admin').map(([operationId]) => operationId),
   'getMe', 'updateMe', 'createApiKey', 'listApiKeys', 'getApiKey', 'updateApiKey', 'rollApiKey', 'revokeApiKey',
+  'createOauthApp', 'listOauthApps', 'deleteOauthApp', 'rotateOauthAppSecret',
 ]);
 
 /**
@@ -148,6 +160,7 @@ const ID_KINDS: [RegExp, IdKind][] = [
   [/^\/v1\/agents\//, 'agent'],
   [/^\/v1\/chats\//, 'chat'],
   [/^\/v1\/webhooks\//, 'webhook'],
+  [/^\/v1\/oauth-apps\//, 'oauthApp'],
 ];
 
 /**
@@ -156,6 +169,9 @@ const ID_KINDS: [RegExp, IdKind][] = [
  */
 export function unknownIds(op: SpecOperation): Record<string, string> {
   if (op.path.includes('{provider}')) return { provider: OIDC_PROVIDER };
+  // An interaction and a grant are the engine's random strings, not Gatehouse ids.
+  if (op.path.includes('{uid}')) return { uid: randomBytes(21).toString('base64url') };
+  if (op.path.startsWith('/v1/users/me/connected-apps/')) return { id: randomBytes(21).toString('base64url') };
   if (!op.path.includes('{id}')) return {};
   const kind = ID_KINDS.find(([pattern]) => pattern.test(op.path))?.[1];
   if (!kind) throw new Error(`${op.operationId}: no id kind for ${op.path}; add it to ID_KINDS`);

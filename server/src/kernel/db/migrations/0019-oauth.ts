@@ -16,7 +16,9 @@ import type { Kysely } from 'kysely';
  *
  * `oauth_grants` is Gatehouse's side of a grant a person made: for whom, the organization it acts
  * for, the client, the scopes and the resource agreed to. Its id is the engine's grant id and the
- * `sid` of every token issued under it, so revoking it is revoking a session.
+ * `sid` of every token issued under it, so revoking it is revoking a session; a revoked grant's
+ * row stays (`revoked_at`) while its access tokens may live, so an instance that starts then
+ * refuses them too.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -61,7 +63,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('resource', 'varchar(2048)', (c) => c.notNull())
     .addColumn('created_at', 'varchar(30)', (c) => c.notNull())
     .addColumn('last_used_at', 'varchar(30)')
+    .addColumn('revoked_at', 'varchar(30)')
     .execute();
+  await db.schema.createIndex('oauth_grants_revoked_idx').on('oauth_grants').column('revoked_at').execute();
   await db.schema.createIndex('oauth_grants_user_idx').on('oauth_grants').columns(['user_id', 'client_id']).execute();
 }
 

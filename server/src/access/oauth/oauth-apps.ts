@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../kernel/clock.js';
+import { isoTime } from '../../kernel/clock.js';
+import type { Database } from '../../kernel/db/schema.js';
+import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { AppError } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import { clientSecrets } from './oauth-clients.js';
+import type { OauthGrants } from './oauth-grants.js';
+
+export type OauthAppType = 'public' | 'confidential';
+
+export interface OauthAppView {
+  id: string;
+  name: string;
+  type: OauthAppType;
+  redirect_uris: string[];
+  scopes: string[];
+  created_at: string;
+}
+
+const PLATFORM_SCOPES: ReadonlySet<string> = new Set(USER_SCOPES);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
+
+/**
+ * What a redirect URI may be (RFC 8252 for native apps; OAuth 2.1 for the rest): https; http on
+ * a loopback address (the port may change at each run, so the engine matches any port there);
+ * or a private-use scheme in reverse-domain form (`com.example.app:/callback`). No fragment, no
+ * `localhost` (it may resolve elsewhere), nothing else over plain http.
+ * Returns whether the URI makes the app native (loopback or private-use scheme).
+ */
+export function checkRedirectUri(raw: string): { native: boolean } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('validation_failed', `${raw} is not an absolute URI.`);
+  }
+  if (url.hash || raw.includes('#')) throw new AppError('validation_failed', `A redirect URI carries no fragment: ${raw}.`);
+  if (url.protocol === 'https:') return { native: false };
+  if (url.protocol === 'http:') {
+    if (LOOPBACK_HOSTS.has(url.hostname)) return { native: true };
+    throw new AppError('validation_failed', `Plain http is only for loopback addresses (127.0.0.1 or [::1]): ${raw}.`);
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript'].includes(scheme)) return { native: true };
+  throw new AppError('validation_failed', `A custom scheme must be in reverse-domain form (com.example.app:/callback): ${raw}.`);
+}
+
+/**
+ * An organization's OAuth apps (Settings → OAuth apps): registered by its admins, each with the
+ * redirect URIs it may send people back to and the scopes it may ask for. A confidential app
+ * gets a secret, shown once (rotating shows a new one and ends the old at once). Removing an app
+ * ends every grant made to it.
+ */
+export function createOauthApps(deps: { db: Kysely<Database>; clock: Clock; secret: string | undefined; grants: OauthGrants }) {
+  const { db } = deps;
+
+  const view = (row: { client_id: string; name: string; metadata: string; scopes: string; created_at: string; secret_sealed: string | null }): OauthAppView => ({
+    id: row.client_id,
+    name: row.name,
+    type: row.secret_sealed === null ? 'public' : 'confidential',
+    redirect_uris: (JSON.parse(row.metadata) as { redirect_uris: string[] }).redirect_uris,
+    scopes: row.scopes.split(' ').filter(Boolean),
+    created_at: row.created_at,
+  });
+
+  const newSecret = () => `gho_${randomBytes(32).toString('base64url')}`;
+
+  async function find(orgId: string, appId: string) {
+    const row = await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', appId).where('org_id', '=', orgId).executeTakeFirst();
+    if (!row) throw new AppError('not_found', 'No OAuth app with this id in this organization.');
+    return row;
+  }
+
+  return {
+    async create(orgId: string, userId: string, input: { name: string; type: OauthAppType; redirect_uris: string[]; scopes: string[] }): Promise<OauthAppView & { client_secret?: string }> {
+      const unknown = input.scopes.filter((s) => !PLATFORM_SCOPES.has(s));
+      if (unknown.length) throw new AppError('validation_failed', `Unknown scope: ${unknown.join(', ')}.`);
+      const native = input.redirect_uris.map(checkRedirectUri).some((u) => u.native);
+      const confidential = input.type === 'confidential';
+      const secret = confidential ? newSecret() : undefined;
+      const metadata = {
+        redirect_uris: [...new Set(input.redirect_uris)],
+        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+        application_type: native ? 'native' : 'web',
+      };
+      const row = {
+        client_id: newId('oauthApp'), org_id: orgId, name: input.name, metadata: JSON.stringify(metadata),
+        secret_sealed: secret === undefined ? null : clientSecrets.seal(secret, deps.secret),
+        scopes: [...new Set(input.scopes)].join(' '), created_by: userId, created_at: isoTime(deps.clock.now()),
+      };
+      await db.insertInto('oauth_clients').values(row).execute();
+      return { ...view(row), ...(secret === undefined ? {} : { client_secret: secret }) };
+    },
+
+    async list(orgId: string): Promise<OauthAppView[]> {
+      const rows = await db.selectFrom('oauth_clients').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('client_id', 'desc').execute();
+      return rows.map(view);
+    },
+
+    async remove(orgId: string, appId: string): Promise<void> {
+      await find(orgId, appId);
+      await db.deleteFrom('oauth_clients').where('client_id', '=', appId).execute();
+      await deps.grants.revokeAllOfClient(appId);
+    },
+
+    async rotateSecret(orgId: string, appId: string): Promise<OauthAppView & { client_secret: string }> {
+      const row = await find(orgId, appId);
+      if (row.secret_sealed === null) throw new AppError('conflict', 'A public app has no secret to rotate.');
+      const secret = newSecret();
+      await db.updateTable('oauth_clients').set({ secret_sealed: clientSecrets.seal(secret, deps.secret) }).where('client_id', '=', appId).execute();
+      return { ...view(row), client_secret: secret };
+    },
+  };
+}
+
+export type OauthApps = ReturnType<typeof createOauthApps>;
