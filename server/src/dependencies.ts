@@ -235,7 +235,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     usageRetention.start();
     const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
     const oauthServer = createAuthorizationServer({
-      db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError,
+      db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError, attempts,
       errorPage: (problem) => ({ html: problemPageHtml(problem, config.publicUrl), contentSecurityPolicy: STATIC_PAGE_CSP }),
     });
     oauthServer.sweep.start();

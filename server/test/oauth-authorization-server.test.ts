@@ -10,7 +10,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
 import { freePort } from './free-port.js';
-import { createTestApp, type TestApp } from './harness.js';
+import { createTestApp, limiterUsesRealTime, type TestApp } from './harness.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:4999/callback';
@@ -295,6 +295,68 @@ describe('the OAuth 2.1 authorization server', () => {
       expect(await refused(tokens.access_token)).toBe(200);
       expect((await api('DELETE', `/v1/oauth-apps/${client.client_id}`, owner.tokens.access_token)).status).toBe(204);
       expect(await refused(tokens.access_token)).toBe(401);
+    });
+  });
+
+  describe('the device grant (RFC 8628)', () => {
+    const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+    const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const poll = async (deviceCode: string) => oauth.processDeviceCodeResponse(as, publicClient,
+      await oauth.deviceCodeGrantRequest(as, publicClient, oauth.None(), deviceCode, insecure))
+      .then((tokens) => tokens, (error: { error?: string }) => error.error);
+
+    it('a person enters the code, confirms and allows; the device polls: pending, slow_down when too fast, then tokens', async () => {
+      const device = await oauth.processDeviceAuthorizationResponse(as, publicClient, await oauth.deviceAuthorizationRequest(as, publicClient, oauth.None(), new URLSearchParams({ scope: 'agents:read' }), insecure));
+      expect(device.verification_uri).toBe(`${base}/oauth/device`);
+      expect(device.verification_uri_complete).toBe(`${base}/oauth/device?user_code=${device.user_code}`);
+      expect(device.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+      expect(await poll(device.device_code)).toBe('authorization_pending');
+      expect(await poll(device.device_code)).toBe('slow_down');
+
+      const person = (await t.signUp()).tokens.access_token;
+      const go = browser();
+      const entry = await go(device.verification_uri);
+      expect(entry.status).toBe(200);
+      expect(entry.headers.get('content-security-policy')).toContain("form-action 'self'");
+      const entryPage = await entry.text();
+      expect(entryPage).toContain('Enter the code your device shows.');
+      const wrong = await go(device.verification_uri, form({ xsrf: hidden(entryPage, 'xsrf')!, user_code: 'BBBB-BBBB' }));
+      const wrongPage = await wrong.text();
+      expect(wrongPage).toContain('That code is not right');
+      const confirm = await go(device.verification_uri, form({ xsrf: hidden(wrongPage, 'xsrf')!, user_code: device.user_code.toLowerCase() }));
+      const confirmPage = await confirm.text();
+      expect(confirmPage).toContain('Desk Assistant');
+      expect(confirmPage).toContain(device.user_code);
+      const confirmed = await go(device.verification_uri, form({ xsrf: hidden(confirmPage, 'xsrf')!, user_code: hidden(confirmPage, 'user_code')!, confirm: 'yes' }));
+      expect(confirmed.status).toBe(303);
+      const interaction = new URL(confirmed.headers.get('location')!, base);
+      const details = await go(`${interaction}/details`, { headers: { authorization: `Bearer ${person}` } });
+      expect(await details.json()).toMatchObject({ client: { name: 'Desk Assistant' }, scopes: ['agents:read'] });
+      const decided = await go(`${interaction}/decision`, { method: 'POST', headers: { authorization: `Bearer ${person}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'allow' }) });
+      expect(decided.status).toBe(200);
+      let next = await go((await decided.json() as { redirect_to: string }).redirect_to);
+      while (next.status === 303) next = await go(new URL(next.headers.get('location')!, base));
+      expect(await next.text()).toContain('Device connected');
+
+      // The polling interval (5 s) passes: on the limiter's clock (Redis's own when it runs).
+      if (limiterUsesRealTime) await new Promise((r) => setTimeout(r, 5_200));
+      else t.clock.advance(5_200);
+      const tokens = await poll(device.device_code);
+      expect(tokens).toMatchObject({ token_type: expect.stringMatching(/bearer/i), scope: 'agents:read' });
+      const access = (tokens as { access_token: string }).access_token;
+      expect((await fetch(`${base}/v1/agents`, { headers: { authorization: `Bearer ${access}` } })).status).toBe(200);
+      // The code is spent.
+      expect(await poll(device.device_code)).toBe('invalid_grant');
+    }, 30_000);
+
+    it('a person who cancels on the confirmation page ends it: the device is told access_denied', async () => {
+      const device = await oauth.processDeviceAuthorizationResponse(as, publicClient, await oauth.deviceAuthorizationRequest(as, publicClient, oauth.None(), new URLSearchParams({ scope: 'agents:read' }), insecure));
+      const go = browser();
+      const entryPage = await (await go(device.verification_uri)).text();
+      const confirmPage = await (await go(device.verification_uri, form({ xsrf: hidden(entryPage, 'xsrf')!, user_code: device.user_code }))).text();
+      const aborted = await go(device.verification_uri, form({ xsrf: hidden(confirmPage, 'xsrf')!, user_code: device.user_code, abort: 'yes' }));
+      expect(await aborted.text()).toContain('The sign-in on the device was cancelled.');
+      expect(await poll(device.device_code)).toBe('access_denied');
     });
   });
 

@@ -5,8 +5,11 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { KeyRing, AccountCache } from '../../identity/index.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
+import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
+import { sha256Hex } from '../../kernel/opaque-tokens.js';
 import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
 import { oauthClientsAdapter } from './oauth-clients.js';
+import { devicePages, OAUTH_PAGE_CSP, oauthPage } from './oauth-pages.js';
 import { oauthRecordsAdapter, oauthRecordsSweep } from './oauth-records.js';
 
 /** The resources a token can be bound to (RFC 8707): the REST API, and the MCP endpoint. */
@@ -42,6 +45,10 @@ export const ENGINE_PATHS = [
   OAUTH_ROUTES.registration, `${OAUTH_ROUTES.registration}/:id`,
 ] as const;
 
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** The polling interval a device is given (the engine's default, `interval` in its answer). */
+const DEVICE_POLL_INTERVAL_SECONDS = 5;
+
 /** The interaction (sign-in and consent) the engine sends a browser to; the cookie that binds it to that browser is scoped to this path. */
 export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
 
@@ -55,6 +62,8 @@ export interface AuthorizationServerDeps {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   onError: (error: unknown) => void;
+  /** Counts device polls (slow_down). */
+  attempts: Pick<AttemptLimiter, 'take'>;
   /** The page a person's browser gets for a refusal (the wiring hands over http/problem-page.ts's), with its CSP. */
   errorPage: (problem: { title: string; detail: string; code: string; status: number; request_id: string }) => { html: string; contentSecurityPolicy: string };
 }
@@ -78,6 +87,12 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   let built: { kid: string; provider: Provider } | undefined;
 
   let engineClass: Promise<typeof Provider> | undefined;
+
+  function render(ctx: KoaContextWithOIDC, page: { title: string; body: string }): void {
+    ctx.type = 'html';
+    ctx.set('Content-Security-Policy', OAUTH_PAGE_CSP);
+    ctx.body = oauthPage(page.title, page.body);
+  }
 
   function build(Engine: typeof Provider): Provider {
     const { kid, privateKey } = deps.keyRing.current();
@@ -104,7 +119,14 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
         userinfo: { enabled: false },
         revocation: { enabled: true },
         introspection: { enabled: true },
-        deviceFlow: { enabled: true },
+        deviceFlow: {
+          enabled: true,
+          charset: 'base-20', // consonants only: no words, nothing to misread
+          mask: '****-****',
+          userCodeInputSource: async (ctx, form, _out, error) => render(ctx, devicePages.input(form, error as { name?: string; userCode?: string } | undefined)),
+          userCodeConfirmSource: async (ctx, form, client, _device, userCode) => render(ctx, devicePages.confirm(form, client.clientName ?? client.clientId, userCode)),
+          successSource: async (ctx) => render(ctx, devicePages.success(ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? 'The app')),
+        },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => resources.api,
@@ -159,6 +181,15 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     };
     const provider = new Engine(deps.publicUrl, configuration);
     provider.proxy = true;
+    // RFC 8628 §3.5: a device that polls sooner than its interval is told slow_down. The engine
+    // does not count polls; the attempt limiter does (across instances on Redis).
+    provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.path !== OAUTH_ROUTES.token || ctx.oidc?.params?.grant_type !== DEVICE_CODE_GRANT) return;
+      if (ctx.status !== 400 || (ctx.body as { error?: string } | undefined)?.error !== 'authorization_pending') return;
+      const poll = await deps.attempts.take([{ key: `oauth-device-poll:${sha256Hex(String(ctx.oidc.params.device_code))}`, limit: 1, windowSeconds: DEVICE_POLL_INTERVAL_SECONDS }]);
+      if (!poll.allowed) ctx.body = { error: 'slow_down', error_description: `Poll at most every ${DEVICE_POLL_INTERVAL_SECONDS} seconds.` };
+    });
     return provider;
   }
 
