@@ -236,6 +236,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
     const oauthServer = createAuthorizationServer({
       db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError, attempts,
+      trustProxy: config.trustProxy, onGrantRevoked: oauthGrants.endGrant,
       errorPage: (problem) => ({ html: problemPageHtml(problem, config.publicUrl), contentSecurityPolicy: STATIC_PAGE_CSP }),
     });
     oauthServer.sweep.start();

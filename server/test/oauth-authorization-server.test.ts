@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
 import { freePort } from './free-port.js';
 import { createTestApp, limiterUsesRealTime, type TestApp } from './harness.js';
@@ -175,10 +175,28 @@ describe('the OAuth 2.1 authorization server', () => {
     const { tokens } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read offline_access' });
     const first = await oauth.processRefreshTokenResponse(as, publicClient, await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), tokens.refresh_token!, insecure));
     expect(first.refresh_token).not.toBe(tokens.refresh_token);
+    const agents = (token: string) => fetch(`${base}/v1/agents`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await agents(first.access_token)).toBe(200);
     const reuse = oauth.processRefreshTokenResponse(as, publicClient, await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), tokens.refresh_token!, insecure));
     await expect(reuse).rejects.toMatchObject({ error: 'invalid_grant' });
     const after = oauth.processRefreshTokenResponse(as, publicClient, await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), first.refresh_token!, insecure));
     await expect(after).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The grant ended with it: whoever holds an access token of it (a thief who refreshed first) is refused at once.
+    await vi.waitFor(async () => expect(await agents(first.access_token)).toBe(401));
+  });
+
+  it('two refreshes with one refresh token at the same moment: one succeeds, and the grant ends', async () => {
+    const { tokens } = await tokensFor(publicClient, oauth.None(), { scope: 'agents:read' });
+    const refresh = async () => oauth.processRefreshTokenResponse(as, publicClient, await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), tokens.refresh_token!, insecure)).then(() => 'ok', (e: { error?: string }) => e.error);
+    const outcomes = await Promise.all(Array.from({ length: 5 }, refresh));
+    expect(outcomes.filter((o) => o === 'ok').length).toBeLessThanOrEqual(1);
+    expect(outcomes.every((o) => o === 'ok' || o === 'invalid_grant')).toBe(true);
+  });
+
+  it('an unknown resource is invalid_target, not a server error', async () => {
+    const res = await oauth.deviceAuthorizationRequest(as, publicClient, oauth.None(), new URLSearchParams({ scope: 'agents:read', resource: 'https://elsewhere.example/' }), insecure);
+    expect(res.status).toBe(400);
+    expect((await res.json() as { error: string }).error).toBe('invalid_target');
   });
 
   it('a code is single-use', async () => {
@@ -358,6 +376,41 @@ describe('the OAuth 2.1 authorization server', () => {
       expect(await aborted.text()).toContain('The sign-in on the device was cancelled.');
       expect(await poll(device.device_code)).toBe('access_denied');
     });
+  });
+
+  it('keeps the ids it must give back (a device code) sealed under GATEHOUSE_SECRET', async () => {
+    const sealed = await createTestApp({ env: { GATEHOUSE_SECRET: randomBytes(32).toString('hex') } });
+    try {
+      const person = await sealed.signUp();
+      const created = await sealed.request({ method: 'POST', url: '/v1/oauth-apps', headers: { authorization: `Bearer ${person.tokens.access_token}` }, payload: { name: 'Sealed', type: 'public', redirect_uris: [REDIRECT], scopes: ['agents:read'] } });
+      const device = await sealed.request({ method: 'POST', url: '/oauth/device_authorization', payload: `client_id=${created.json().id}&scope=agents:read`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(device.statusCode, device.body).toBe(200);
+      const { device_code: deviceCode, user_code: userCode } = device.json() as { device_code: string; user_code: string };
+      const rows = await sealed.deps.database.db.selectFrom('oauth_records').select('payload').execute();
+      expect(rows.length).toBeGreaterThan(0);
+      // The user code a person types stays readable (the engine reads it back; it grants nothing alone).
+      expect(userCode).toBeTruthy();
+      expect(rows.filter((r) => r.payload.includes(deviceCode))).toEqual([]);
+      // …and the engine still finds it: the device is told to wait.
+      const poll = await sealed.request({ method: 'POST', url: '/oauth/token', payload: `client_id=${created.json().id}&grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code=${deviceCode}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(poll.json()).toMatchObject({ error: 'authorization_pending' });
+    } finally {
+      await sealed.app.close();
+      await sealed.deps.close();
+    }
+  });
+
+  it('limits beginning flows per address, like sign-in (each writes a row)', async () => {
+    const limited = await createTestApp({ env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '2' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.request({ method: 'GET', url: '/oauth/authorize?client_id=app_none' })).statusCode);
+      expect(statuses).toEqual([400, 400, 429]);
+      expect((await limited.request({ method: 'POST', url: '/oauth/token', payload: 'grant_type=refresh_token', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode).toBe(400);
+    } finally {
+      await limited.app.close();
+      await limited.deps.close();
+    }
   });
 
   it("hands the engine its own paths only, and its refusals to a browser are Gatehouse's page", async () => {

@@ -62,6 +62,10 @@ export interface AuthorizationServerDeps {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   onError: (error: unknown) => void;
+  /** TRUST_PROXY: whether X-Forwarded-* describe the request. */
+  trustProxy: boolean;
+  /** Ends a grant the engine ended (oauth-grants.ts `endGrant`). */
+  onGrantRevoked: (grantId: string) => Promise<unknown>;
   /** Counts device polls (slow_down). */
   attempts: Pick<AttemptLimiter, 'take'>;
   /** The page a person's browser gets for a refusal (the wiring hands over http/problem-page.ts's), with its CSP. */
@@ -82,11 +86,11 @@ export interface AuthorizationServer {
 
 export function createAuthorizationServer(deps: AuthorizationServerDeps): AuthorizationServer {
   const resources = oauthResources(deps.publicUrl);
-  const Records = oauthRecordsAdapter(deps.db, deps.clock);
+  const Records = oauthRecordsAdapter(deps.db, deps.clock, deps.secret, deps.onGrantRevoked);
   const Clients = oauthClientsAdapter(deps.db, deps.secret);
   let built: { kid: string; provider: Provider } | undefined;
 
-  let engineClass: Promise<typeof Provider> | undefined;
+  let engineModule: Promise<typeof import('oidc-provider')> | undefined;
 
   function render(ctx: KoaContextWithOIDC, page: { title: string; body: string }): void {
     ctx.type = 'html';
@@ -94,7 +98,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     ctx.body = oauthPage(page.title, page.body);
   }
 
-  function build(Engine: typeof Provider): Provider {
+  function build({ default: Engine, errors }: typeof import('oidc-provider')): Provider {
     const { kid, privateKey } = deps.keyRing.current();
     // Every instance derives the same cookie key from the shared signing key, so a flow's cookies
     // open on whichever instance the browser reaches next.
@@ -132,7 +136,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
           defaultResource: () => resources.api,
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx: KoaContextWithOIDC, resource: string) => {
-            if (resource !== resources.api && resource !== resources.mcp) throw new Error('unknown resource');
+            if (resource !== resources.api && resource !== resources.mcp) throw new errors.InvalidTarget(`resource must be ${resources.api} or ${resources.mcp}`);
             return { scope: USER_SCOPES.join(' '), audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: deps.accessTokenTtl, jwt: { sign: { alg: 'EdDSA' } } };
           },
         },
@@ -180,7 +184,12 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       },
     };
     const provider = new Engine(deps.publicUrl, configuration);
-    provider.proxy = true;
+    // Believe X-Forwarded-* only where Gatehouse itself does (TRUST_PROXY): the engine builds URLs from them.
+    provider.proxy = deps.trustProxy;
+    provider.on('server_error', (_ctx, error) => deps.onError(error));
+    // The engine ends a grant itself when a code or a refresh token is used twice, or an app
+    // revokes its refresh token: Gatehouse ends it too (its tokens' sid, Connected apps).
+    provider.on('grant.revoked', (_ctx, grantId) => void deps.onGrantRevoked(grantId).catch(deps.onError));
     // RFC 8628 §3.5: a device that polls sooner than its interval is told slow_down. The engine
     // does not count polls; the attempt limiter does (across instances on Redis).
     provider.use(async (ctx, next) => {
@@ -197,10 +206,10 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     resources,
     sweep: oauthRecordsSweep(deps),
     async engine() {
-      engineClass ??= import('oidc-provider').then((module) => module.default);
-      const Engine = await engineClass;
+      engineModule ??= import('oidc-provider');
+      const engine = await engineModule;
       const { kid } = deps.keyRing.current();
-      if (built?.kid !== kid) built = { kid, provider: build(Engine) };
+      if (built?.kid !== kid) built = { kid, provider: build(engine) };
       return built.provider;
     },
   };

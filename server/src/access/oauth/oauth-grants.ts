@@ -68,6 +68,9 @@ export function createOauthGrants(deps: { db: Kysely<Database>; clock: Clock; re
       if (ids.length === 0) throw new AppError('not_found', 'No connected app with this id.');
     },
 
+    /** The engine ended it (a code or refresh token used twice, an app revoking its token). */
+    endGrant: (grantId: string) => revokeWhere({ grantId }),
+
     /** With every session of the account. */
     revokeAllOf: (userId: string) => revokeWhere({ userId }),
 

@@ -11,6 +11,8 @@ import { ENGINE_PATHS, OAUTH_ROUTES, type AuthorizationServer } from './authoriz
  * goes to it raw, its body unread by Fastify, and it answers in OAuth's own words. Registered in a plugin of its own
  * so that the content-type parser that leaves bodies alone applies to nothing else.
  */
+const BEGINS_A_FLOW = new Set<string>([OAUTH_ROUTES.authorization, OAUTH_ROUTES.device_authorization, OAUTH_ROUTES.code_verification]);
+
 export function oauthEngineRoutes(server: AuthorizationServer) {
   return async (app: FastifyInstance) => {
     app.removeAllContentTypeParsers();
@@ -19,6 +21,8 @@ export function oauthEngineRoutes(server: AuthorizationServer) {
       app.route({
         method: ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS'],
         url,
+        // Beginning a flow writes a row (an interaction, a device code): per-IP limited like sign-in.
+        config: BEGINS_A_FLOW.has(url) ? { publicLimit: 'oauth-flow', browserPage: true } : {},
         schema: { hide: true },
         handler: (request, reply) => {
           // The common headers were set on the reply, which a hand-over does not send: the engine's answer carries them itself.
