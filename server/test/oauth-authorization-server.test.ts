@@ -120,7 +120,8 @@ describe('the OAuth 2.1 authorization server', () => {
   it('shows the consent step what the app asks for, within what it was registered for', async () => {
     const { details } = await authorize(publicClient, { scope: 'agents:read webhooks:write offline_access', decision: 'deny' });
     expect(details).toEqual({
-      client: { id: publicClient.client_id, name: 'Desk Assistant' }, redirect_uri: REDIRECT, scopes: ['agents:read'], offline_access: true, resource: `${base}/v1`,
+      client: { id: publicClient.client_id, name: 'Desk Assistant', registered_by: { organization_id: await t.personalOrgId(owner.id), organization_name: expect.any(String) } },
+      redirect_uri: REDIRECT, scopes: ['agents:read'], offline_access: true, resource: `${base}/v1`,
     });
   });
 
@@ -161,6 +162,27 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(tokens.scope).toBe('agents:read');
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
     expect(claims.org).toBe(team.id);
+  });
+
+  it('asks for one resource at a time, and grants openid when asked (no consent loop)', async () => {
+    const go = browser();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams([
+      ['client_id', publicClient.client_id], ['redirect_uri', REDIRECT], ['response_type', 'code'], ['scope', 'agents:read'],
+      ['code_challenge', await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier())], ['code_challenge_method', 'S256'],
+      ['resource', `${base}/v1`], ['resource', `${base}/v1/mcp`],
+    ]).toString();
+    const begun = await go(url);
+    if (begun.status === 303) {
+      const person = (await t.signUp()).tokens.access_token;
+      const details = await go(`${new URL(begun.headers.get('location')!, base)}/details`, { headers: { authorization: `Bearer ${person}` } });
+      expect(details.status).toBe(400);
+    } else {
+      expect(begun.status).toBe(400); // the engine refused it first
+    }
+    const { tokens } = await tokensFor({ ...publicClient, id_token_signed_response_alg: 'EdDSA' }, oauth.None(), { scope: 'openid agents:read' });
+    expect(tokens.id_token).toEqual(expect.any(String));
+    expect(tokens.scope).toBe('agents:read'); // the access token's scope: its resource's
   });
 
   it('a token for the MCP endpoint is refused by the REST API', async () => {

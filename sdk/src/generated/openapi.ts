@@ -2526,6 +2526,11 @@ export interface components {
             client: {
                 id: string;
                 name: string;
+                /** @description The organization that registered the app: show it, so a person can tell an app of their own organization from another's */
+                registered_by: {
+                    organization_id: string;
+                    organization_name: string;
+                } | null;
             };
             /** @description Where the person is sent back to */
             redirect_uri: string;

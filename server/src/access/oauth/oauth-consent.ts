@@ -41,8 +41,13 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       throw new AppError('not_found', 'This authorization has expired or was begun in another browser; start it again from the app.');
     }
     const clientId = String(details.params.client_id);
-    const client = await db.selectFrom('oauth_clients').select(['name', 'scopes', 'metadata']).where('client_id', '=', clientId).executeTakeFirst();
+    const client = await db.selectFrom('oauth_clients')
+      .leftJoin('organizations', 'organizations.id', 'oauth_clients.org_id')
+      .select(['oauth_clients.name', 'oauth_clients.scopes', 'oauth_clients.metadata', 'oauth_clients.org_id', 'organizations.name as org_name'])
+      .where('oauth_clients.client_id', '=', clientId).executeTakeFirst();
     if (!client) throw new AppError('not_found', 'The app that began this authorization is no longer registered.');
+    // One resource per grant: a second `resource` would make a grant the engine could never match.
+    if (Array.isArray(details.params.resource)) throw new AppError('validation_failed', 'Ask for one resource at a time.');
     const registered = new Set(client.scopes.split(' ').filter(Boolean));
     const asked = String(details.params.scope ?? '').split(' ').filter(Boolean);
     const askedPlatform = asked.filter((s) => PLATFORM_SCOPES.has(s));
@@ -54,7 +59,9 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       details,
       view: {
         asked: askedPlatform,
-        client: { id: clientId, name: client.name },
+        askedOpenId: asked.filter((s) => s === 'openid'),
+        // Who registered the app: the person sees whether it comes from their own organization.
+        client: { id: clientId, name: client.name, registered_by: client.org_id === null ? null : { organization_id: client.org_id, organization_name: client.org_name ?? '' } },
         redirect_uri: String(details.params.redirect_uri ?? ''),
         scopes,
         offline_access: grantTypes.includes('refresh_token'),
@@ -65,7 +72,7 @@ export function createOauthConsent(deps: OauthConsentDeps) {
 
   return {
     async details(req: Request, res: Response, _userId: string) {
-      const { asked: _asked, ...view } = (await interaction(req, res)).view;
+      const { asked: _asked, askedOpenId: _openId, ...view } = (await interaction(req, res)).view;
       return view;
     },
 
@@ -85,6 +92,9 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       // is recorded as refused, so the engine issues the narrower grant instead of asking again.
       const refused = view.asked.filter((s) => !scopes.includes(s));
       if (refused.length) grant.rejectResourceScope(view.resource, refused.join(' '));
+      // OpenID scopes asked for are granted (sign-in with this platform), so the engine does not ask again.
+      const openIdScopes = view.askedOpenId;
+      if (openIdScopes.length) grant.addOIDCScope(openIdScopes.join(' '));
       const grantId = await grant.save();
       await db.insertInto('oauth_grants').values({
         grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null, revoked_at: null,

@@ -39,7 +39,14 @@ const InteractionParams = Type.Object({ uid: Type.String({ minLength: 1, maxLeng
 
 export const OauthInteraction = Type.Object(
   {
-    client: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    client: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      registered_by: Type.Union([
+        Type.Object({ organization_id: Type.String(), organization_name: Type.String() }, { additionalProperties: false }),
+        Type.Null(),
+      ], { description: 'The organization that registered the app: show it, so a person can tell an app of their own organization from another\'s' }),
+    }, { additionalProperties: false }),
     redirect_uri: Type.String({ description: 'Where the person is sent back to' }),
     scopes: Type.Array(Type.String(), { description: 'The platform scopes the app asks for (those it may ask for)' }),
     offline_access: Type.Boolean({ description: 'The app keeps access while the person is away (it is registered for refresh tokens)' }),
@@ -104,6 +111,7 @@ export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: strin
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     code_challenge_methods_supported: ['S256'],
+    id_token_signing_alg_values_supported: ['EdDSA'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
