@@ -10,7 +10,9 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
 import { freePort } from './free-port.js';
-import { createTestApp, limiterUsesRealTime, type TestApp } from './harness.js';
+import { createTestApp, limiterUsesRealTime, STRONG_PASSWORD, type TestApp } from './harness.js';
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:4999/callback';
@@ -319,6 +321,12 @@ describe('the OAuth 2.1 authorization server', () => {
       expect(await refreshes(tokens.refresh_token!)).toBe('invalid_grant');
       expect((await (await api('GET', '/v1/users/me/connected-apps', person)).json() as { data: unknown[] }).data).toEqual([]);
       expect((await api('DELETE', `/v1/users/me/connected-apps/${apps[0]!.id}`, person)).status).toBe(404);
+      // Both are in the account's security log.
+      const events = (await (await api('GET', '/v1/users/me/security-events', person)).json() as { data: Array<{ type: string; detail: Record<string, unknown> }> }).data;
+      expect(events.filter((e) => e.type.startsWith('app_')).map((e) => [e.type, e.detail])).toEqual([
+        ['app_disconnected', { client_id: publicClient.client_id, grant_id: apps[0]!.id, reason: 'revoked' }],
+        ['app_connected', { client_id: publicClient.client_id, client_name: 'Desk Assistant', organization_id: expect.any(String), scopes: ['agents:read', 'chats:read'] }],
+      ]);
     });
 
     it('signing out everywhere ends the account\'s grants too', async () => {
@@ -326,6 +334,9 @@ describe('the OAuth 2.1 authorization server', () => {
       expect((await api('POST', '/v1/auth/logout', person, { scope: 'all' })).status).toBe(204);
       expect(await refused(tokens.access_token)).toBe(401);
       expect(await refreshes(tokens.refresh_token!)).toBe('invalid_grant');
+      const relogin = await t.login((await t.deps.database.db.selectFrom('users').select('email').where('id', '=', claimsOf(tokens.access_token).sub as string).executeTakeFirstOrThrow()).email, STRONG_PASSWORD);
+      const events = (await (await api('GET', '/v1/users/me/security-events', relogin.access_token)).json() as { data: Array<{ type: string; detail: { reason?: string } }> }).data;
+      expect(events.find((e) => e.type === 'app_disconnected')?.detail.reason).toBe('sessions_ended');
     });
 
     it('removing the app ends every grant made to it', async () => {

@@ -38,6 +38,8 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   account_exported: 'Account data exported',
   account_deletion_scheduled: 'Account deletion scheduled',
   account_restored: 'Account restored',
+  app_connected: 'App allowed to act for you',
+  app_disconnected: 'App disconnected',
 };
 
 /** Events that may mean someone else is trying: shown with a warning badge. */

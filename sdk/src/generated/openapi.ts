@@ -1948,7 +1948,7 @@ export interface components {
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -6153,7 +6153,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
             };
             header?: never;
             path?: never;
@@ -9692,7 +9692,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
             };
             header?: never;
             path: {

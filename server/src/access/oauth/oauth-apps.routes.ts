@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { actingOrgId, requireAuth } from '../../http/caller.js';
 import { problemResponses, StringEnum, Timestamp } from '../../http/schemas.js';
 import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { clientOf } from '../../kernel/client-info.js';
 import type { OauthApps } from './oauth-apps.js';
 import type { OauthGrants } from './oauth-grants.js';
 
@@ -97,7 +98,7 @@ export const connectedAppsRoutes: FastifyPluginAsyncTypebox<{ grants: OauthGrant
     config: { ...config, stepUp: 'never' }, // takes access away
     schema: { tags, operationId: 'revokeConnectedApp', summary: "End an app's grant; its tokens stop working at once on every instance", params: IdParams, response: { 204: Type.Null({ description: 'Ended' }), ...problemResponses([404]) } },
   }, async (request, reply) => {
-    await grants.revoke(requireAuth(request).userId, request.params.id);
+    await grants.revoke(requireAuth(request).userId, request.params.id, clientOf(request));
     return reply.code(204).send(null);
   });
 };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
-import type { AccountCache } from '../../identity/index.js';
+import type { AccountCache, SecurityLog } from '../../identity/index.js';
+import type { ClientInfo } from '../../kernel/client-info.js';
 import type { Clock } from '../../kernel/clock.js';
 import { isoTime } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
@@ -21,6 +22,7 @@ export interface OauthConsentDeps {
   clock: Clock;
   accounts: Pick<AccountCache, 'get'>;
   organizations: Pick<OrganizationCache, 'get'>;
+  securityLog: Pick<SecurityLog, 'record'>;
 }
 
 /**
@@ -76,7 +78,7 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       return view;
     },
 
-    async allow(req: Request, res: Response, userId: string, organizationId: string | undefined): Promise<string> {
+    async allow(req: Request, res: Response, userId: string, organizationId: string | undefined, client: ClientInfo): Promise<string> {
       const { engine, view } = await interaction(req, res);
       const account = await deps.accounts.get(userId);
       if (!account) throw new AppError('not_found', 'No such account.');
@@ -99,6 +101,7 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       await db.insertInto('oauth_grants').values({
         grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null, revoked_at: null,
       }).execute();
+      await deps.securityLog.record(userId, 'app_connected', client, { client_id: view.client.id, client_name: view.client.name, organization_id: orgId, scopes });
       return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     },
 

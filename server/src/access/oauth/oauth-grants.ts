@@ -5,6 +5,8 @@ import type { Database } from '../../kernel/db/schema.js';
 import { AppError } from '../../kernel/errors.js';
 import { sha256Hex } from '../../kernel/opaque-tokens.js';
 import type { RevocationList } from '../../kernel/revocation.js';
+import type { ClientInfo } from '../../kernel/client-info.js';
+import type { SecurityLog } from '../../identity/index.js';
 
 export interface ConnectedApp {
   id: string;
@@ -23,7 +25,14 @@ export interface ConnectedApp {
  * tokens of the grant and revokes its id, the `sid` of its access tokens, on every instance at
  * once; the row keeps `revoked_at` while those tokens could live, for instances that start later.
  */
-export function createOauthGrants(deps: { db: Kysely<Database>; clock: Clock; revocations: RevocationList; accessTokenTtl: number }) {
+/** Why a grant ended, as the security log says it. */
+export type GrantEndReason = 'revoked' | 'app_removed' | 'sessions_ended' | 'reused';
+
+export function createOauthGrants(deps: {
+  db: Kysely<Database>; clock: Clock; revocations: RevocationList; accessTokenTtl: number;
+  /** The account's security log (identity's): a grant made or ended is the account's business. */
+  securityLog: Pick<SecurityLog, 'record'>;
+}) {
   const { db, clock } = deps;
   const liveTokensUntil = () => clock.now() + deps.accessTokenTtl * 1000 + 60_000;
 
@@ -36,14 +45,15 @@ export function createOauthGrants(deps: { db: Kysely<Database>; clock: Clock; re
     await deps.revocations.revoke(grantIds, liveTokensUntil());
   }
 
-  async function revokeWhere(filter: { userId?: string; grantId?: string; clientId?: string }): Promise<string[]> {
+  async function revokeWhere(filter: { userId?: string; grantId?: string; clientId?: string }, reason: GrantEndReason, client?: ClientInfo): Promise<string[]> {
     let query = db.updateTable('oauth_grants').set({ revoked_at: isoTime(clock.now()) }).where('revoked_at', 'is', null);
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.grantId !== undefined) query = query.where('grant_id', '=', filter.grantId);
     if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
-    const ids = (await query.returning('grant_id').execute()).map((r) => r.grant_id);
-    await end(ids);
-    return ids;
+    const ended = await query.returning(['grant_id', 'user_id', 'client_id']).execute();
+    await end(ended.map((r) => r.grant_id));
+    for (const grant of ended) await deps.securityLog.record(grant.user_id, 'app_disconnected', client, { client_id: grant.client_id, grant_id: grant.grant_id, reason });
+    return ended.map((r) => r.grant_id);
   }
 
   return {
@@ -63,19 +73,19 @@ export function createOauthGrants(deps: { db: Kysely<Database>; clock: Clock; re
     },
 
     /** The person ends one grant; 404 when it is not theirs or already ended. */
-    async revoke(userId: string, grantId: string): Promise<void> {
-      const ids = await revokeWhere({ userId, grantId });
+    async revoke(userId: string, grantId: string, client: ClientInfo): Promise<void> {
+      const ids = await revokeWhere({ userId, grantId }, 'revoked', client);
       if (ids.length === 0) throw new AppError('not_found', 'No connected app with this id.');
     },
 
     /** The engine ended it (a code or refresh token used twice, an app revoking its token). */
-    endGrant: (grantId: string) => revokeWhere({ grantId }),
+    endGrant: (grantId: string) => revokeWhere({ grantId }, 'reused'),
 
     /** With every session of the account. */
-    revokeAllOf: (userId: string) => revokeWhere({ userId }),
+    revokeAllOf: (userId: string) => revokeWhere({ userId }, 'sessions_ended'),
 
     /** The app was removed. */
-    revokeAllOfClient: (clientId: string) => revokeWhere({ clientId }),
+    revokeAllOfClient: (clientId: string) => revokeWhere({ clientId }, 'app_removed'),
 
     /** At start: grants ended recently may still have live access tokens in the wild. */
     async loadRecentRevocations(): Promise<void> {

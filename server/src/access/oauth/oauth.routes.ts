@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/caller.js';
 import { problemResponses } from '../../http/schemas.js';
+import { clientOf } from '../../kernel/client-info.js';
 import type { OauthConsent } from "./oauth-consent.js";
 import { ENGINE_PATHS, OAUTH_ROUTES, type AuthorizationServer } from './authorization-server.js';
 
@@ -88,7 +89,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox<{ consent: OauthC
   }, async (request, reply) => {
     const auth = requireAuth(request);
     if (request.body.decision === 'deny') return { redirect_to: await consent.deny(request.raw, reply.raw) };
-    return { redirect_to: await consent.allow(request.raw, reply.raw, auth.userId, request.body.organization_id) };
+    return { redirect_to: await consent.allow(request.raw, reply.raw, auth.userId, request.body.organization_id, clientOf(request)) };
   });
 };
 

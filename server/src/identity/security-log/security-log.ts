@@ -38,6 +38,8 @@ export const SECURITY_EVENT_TYPES = [
   'account_exported',
   'account_deletion_scheduled',
   'account_restored',
+  'app_connected',
+  'app_disconnected',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
