@@ -4,7 +4,7 @@
  * Knows nothing about sessions: the caller passes the Authorization header it wants.
  */
 import { clientError, errorFromResponse, GatehouseError, isGatehouseError, type HeaderLookup } from './errors.js';
-import { isRetryableStatus, isRetrySafe, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
+import { isClosedConnection, isRetryableStatus, isRetrySafe, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { sleep, type Deadline } from './signals.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -100,7 +100,15 @@ export async function send(config: HttpConfig, request: HttpRequest, deadline: D
   const hasKey = Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
   const retrySafe = isRetrySafe(request.method, hasKey);
   for (let retry = 0; ; retry++) {
-    const { response, body } = await attempt(config, request, deadline);
+    let answered: { response: Response; body: unknown };
+    try {
+      answered = await attempt(config, request, deadline);
+    } catch (error) {
+      // A connection that closed before any answer: again at once, on a new connection.
+      if (retrySafe && retry < policy.maxRetries && isGatehouseError(error, 'network_error') && isClosedConnection(error.cause)) continue;
+      throw error;
+    }
+    const { response, body } = answered;
     if (response.ok) return body;
 
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), config.now());

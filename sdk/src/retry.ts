@@ -1,9 +1,9 @@
 /**
  * When a failed attempt may be sent again. Only 408 (the server did not receive the request whole
  * and closed the connection: RFC 9110 §15.5.9 lets a client repeat it), 429 (nothing was done: the
- * limiter refused it first) and 503 (the service asked us to come back) are retried, and only for
- * requests that are safe to repeat: idempotent methods, or a POST carrying an Idempotency-Key the
- * server honours.
+ * limiter refused it first), 503 (the service asked us to come back) and a connection closed
+ * before any answer (isClosedConnection) are retried, and only for requests that are safe to
+ * repeat: idempotent methods, or a POST carrying an Idempotency-Key the server honours.
  */
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -18,6 +18,23 @@ export interface RetryPolicy {
 
 export function isRetrySafe(method: string, hasIdempotencyKey: boolean): boolean {
   return IDEMPOTENT_METHODS.has(method) || hasIdempotencyKey;
+}
+
+/**
+ * Whether a request failed because the connection closed under it before any answer: a pooled
+ * keep-alive connection the server had just closed as idle (its FIN crossing the request), or a
+ * reset. Browsers send such a request again on a new connection; so does the client, once, and
+ * only when it is safe to repeat. Node's fetch (undici) says `UND_ERR_SOCKET` ("other side
+ * closed") or a reset code in the error's causes; anything else (nothing listening, DNS, TLS) is
+ * not this.
+ */
+export function isClosedConnection(error: unknown): boolean {
+  const codes = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.has(code)) return true;
+  }
+  return false;
 }
 
 export function isRetryableStatus(status: number): boolean {
