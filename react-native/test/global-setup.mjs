@@ -22,6 +22,13 @@ export default async function globalSetup() {
   globalThis.__gatehouseIssuer = issuer;
   const logFile = join(mkdtempSync(join(tmpdir(), 'gatehouse-rn-')), 'server.log');
   const server = await startServerOnFreshSqlite({
+    // The server closes a connection that has sent nothing for HEADERS_TIMEOUT (15 s: slowloris).
+    // Node's fetch can hold such a connection in its pool (opened for a request another connection
+    // then took), and the package test's ~14 s pause lines the next file's first request up with
+    // that close on a loaded machine: "other side closed" on a POST, which no client may resend.
+    // The suite runs with a deadline far from its pauses; the race itself is a client's to meet.
+    HEADERS_TIMEOUT: '60',
+    REQUEST_TIMEOUT: '60',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
     ACCOUNT_RATE_LIMIT_PER_MINUTE: '100000',
     APP_LINK_URL: 'gatehouse-example://auth',

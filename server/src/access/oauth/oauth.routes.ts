@@ -36,7 +36,8 @@ export function oauthEngineRoutes(server: AuthorizationServer) {
   };
 }
 
-const InteractionParams = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+// The engine's uids are 21+ URL-safe characters; a short segment (`details`, a dot segment a client folded) is no interaction.
+const InteractionParams = Type.Object({ uid: Type.String({ minLength: 16, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 export const OauthInteraction = Type.Object(
   {
