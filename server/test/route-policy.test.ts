@@ -193,7 +193,7 @@ describe(`route policy (${dialect})`, () => {
       // The organization routes act on one the caller is in (the authenticate step answers 404 for
       // any other, before step-up); the key routes on a key that is not there (the route's own 404 comes after).
       const personal = (await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(token) })).json().personal_organization_id as string;
-      const ids = { id: personal, user_id: newId('user') }; // someone else (removing-another)
+      const ids = { id: personal, user_id: newId('user'), uid: 'an-interaction-that-is-not-there' }; // someone else (removing-another); no such interaction
       const problems: string[] = [];
       for (const route of declared) {
         const id = route.operationId!;
