@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { isoTime } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
-import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { isUserScope } from '../../kernel/access-terms/scopes.js';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { clientSecrets } from './oauth-clients.js';
@@ -20,7 +20,6 @@ export interface OauthAppView {
   created_at: string;
 }
 
-const PLATFORM_SCOPES: ReadonlySet<string> = new Set(USER_SCOPES);
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
 
 /**
@@ -76,7 +75,7 @@ export function createOauthApps(deps: { db: Kysely<Database>; clock: Clock; secr
 
   return {
     async create(orgId: string, userId: string, input: { name: string; type: OauthAppType; redirect_uris: string[]; scopes: string[] }): Promise<OauthAppView & { client_secret?: string }> {
-      const unknown = input.scopes.filter((s) => !PLATFORM_SCOPES.has(s));
+      const unknown = input.scopes.filter((s) => !isUserScope(s));
       if (unknown.length) throw new AppError('validation_failed', `Unknown scope: ${unknown.join(', ')}.`);
       const native = input.redirect_uris.map(checkRedirectUri).some((u) => u.native);
       const confidential = input.type === 'confidential';

@@ -6,7 +6,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { isoTime } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
 import { ROLE_SCOPES } from '../../kernel/access-terms/roles.js';
-import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import { isUserScope } from '../../kernel/access-terms/scopes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
 import type { AuthorizationServer } from './authorization-server.js';
@@ -14,7 +14,6 @@ import type { AuthorizationServer } from './authorization-server.js';
 type Request = IncomingMessage;
 type Response = ServerResponse;
 
-const PLATFORM_SCOPES: ReadonlySet<string> = new Set(USER_SCOPES);
 
 export interface OauthConsentDeps {
   server: AuthorizationServer;
@@ -52,7 +51,7 @@ export function createOauthConsent(deps: OauthConsentDeps) {
     if (Array.isArray(details.params.resource)) throw new AppError('validation_failed', 'Ask for one resource at a time.');
     const registered = new Set(client.scopes.split(' ').filter(Boolean));
     const asked = String(details.params.scope ?? '').split(' ').filter(Boolean);
-    const askedPlatform = asked.filter((s) => PLATFORM_SCOPES.has(s));
+    const askedPlatform = asked.filter(isUserScope);
     // No platform scope asked for: the app gets what it was registered for.
     const scopes = (askedPlatform.length > 0 ? askedPlatform : [...registered]).filter((s) => registered.has(s));
     const grantTypes = (JSON.parse(client.metadata) as { grant_types?: string[] }).grant_types ?? [];

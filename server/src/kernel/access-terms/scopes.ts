@@ -26,6 +26,13 @@ export const SERVICE_SCOPES = ['credentials:verify'] as const;
 export const KEY_SCOPES = [...USER_SCOPES, ...SERVICE_SCOPES] as const;
 export type Scope = (typeof KEY_SCOPES)[number];
 
+const USER_SCOPE_SET: ReadonlySet<string> = new Set(USER_SCOPES);
+
+/** A scope of the platform's routes (what an access token, a key or an app's grant may hold). */
+export function isUserScope(scope: string): scope is UserScope {
+  return USER_SCOPE_SET.has(scope);
+}
+
 export function isServiceScope(scope: string): boolean {
   return (SERVICE_SCOPES as readonly string[]).includes(scope);
 }
