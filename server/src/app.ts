@@ -23,6 +23,7 @@ import { validatorCompiler } from './http/validation.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerRoutePolicy } from './http/route-policy.js';
 import { ROOT_MODULES, V1_MODULES } from './modules.js';
+import { protectedResourceMetadataUrl } from './platform/index.js';
 
 export interface BuildOptions {
   /** A pino logger; tests pass one writing to memory, main.ts one writing to stdout. */
@@ -42,6 +43,7 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     accounts: deps.accounts, organizations: deps.organizationCache, limiter: deps.limiter, clock: deps.clock,
     accountRoutes: { limiter: deps.attempts, perMinute: config.accountRateLimitPerMinute },
     keyUses: deps.apiKeys, usage: deps.usageCounter,
+    mcpResourceMetadataUrl: protectedResourceMetadataUrl(config.publicUrl),
   };
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance, childLoggerFactory: deferredChildLoggerFactory } : { logger: false }),

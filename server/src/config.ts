@@ -82,6 +82,8 @@ export const Config = Type.Object({
   smtpUrl: Type.Optional(Type.String()),
   mailFrom: Type.String(),
   webhookAllowPrivate: Type.Boolean(),
+  /** OAUTH_DYNAMIC_CLIENT_REGISTRATION: anyone may register an OAuth app at /oauth/register (RFC 7591), as MCP clients do. */
+  oauthDynamicClientRegistration: Type.Boolean(),
   webhookRetryDelays: Type.Array(Type.Integer()),
   secret: Type.Optional(Type.String()),
   requireEmailVerification: Type.Boolean(),
@@ -303,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'Gatehouse <no-reply@localhost>',
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    oauthDynamicClientRegistration: readBool(env, 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'),
     webhookRetryDelays: delays.map((d) => Number(d.trim())),
     secret,
     requireEmailVerification: readBool(env, 'REQUIRE_EMAIL_VERIFICATION'),

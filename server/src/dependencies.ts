@@ -14,7 +14,8 @@ import { createRevocationList, type RevocationList } from './kernel/revocation.j
 import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
 import { createAdminService, createAuthorizationServer, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
-import { createAgentsService, createChatsService, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
+import { createAgentsService, createChatsService, createMcpHandler, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type McpHandler, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
+import { SERVICE_VERSION } from './kernel/version.js';
 import { createEventRetention } from './kernel/events/event-retention.js';
 import { createEventSignal, type EventSignal } from './kernel/events/event-signal.js';
 import type { ReadinessCheck } from './http/health.routes.js';
@@ -70,6 +71,8 @@ export interface Dependencies {
   organizations: OrganizationsService;
   /** The OAuth 2.1 authorization server (`/oauth/*`) and the consent step the dashboard drives. */
   oauth: { server: AuthorizationServer; consent: OauthConsent; grants: OauthGrants; apps: OauthApps };
+  /** The platform as an MCP server (`POST /v1/mcp`): its tools call the agents and chats services. */
+  mcp: McpHandler;
   readiness: ReadinessCheck[];
   /** Releases timers and connections; the database last. */
   close(): Promise<void>;
@@ -256,6 +259,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       users, sessions, login, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
       accountDeletion, accountPurge, accountExport,
       usageCounter, usageHistory, organizationCache, organizations, oauth,
+      mcp: createMcpHandler({ services: { agents, chats }, publicUrl: config.publicUrl, version: SERVICE_VERSION, onError }),
       readiness: [{ name: 'database', check: () => database.ping() }, ...shared.readiness],
       async close() {
         await webhooks.worker.stop(); // first: it hands unfinished claims back through the database

@@ -2,13 +2,13 @@
  * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
  * what each takes from the dependencies. A new module is one entry here.
  */
-import { ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, oauthMetadataRoute, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
+import { oauthRegistrationRoutes, ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, oauthMetadataRoute, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
 import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
-import { Agent, Chat, CreatedWebhookEndpoint, Message, WebhookDelivery, WebhookEndpoint, agentsRoutes, chatsRoutes, streamsRoutes, webhooksRoutes } from './platform/index.js';
-import { Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, openIdConfigurationRoute, passkeysRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
+import { Agent, Chat, CreatedWebhookEndpoint, MCP_TOOLS, Message, WebhookDelivery, WebhookEndpoint, agentsRoutes, chatsRoutes, mcpRoutes, protectedResourceRoute, streamsRoutes, webhooksRoutes } from './platform/index.js';
+import { mcpAudience, Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, openIdConfigurationRoute, passkeysRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { USER_SCOPES } from './kernel/access-terms/scopes.js';
 import { AccountExportSchema, accountFlowRoutes } from './flows/index.js';
@@ -53,6 +53,7 @@ export const V1_MODULES: AppModule[] = [
     streams: d.streams.service, registry: d.streams.registry, chats: d.chats,
     credentials: { accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts, organizations: d.organizationCache },
   }) },
+  { name: 'mcp', register: (v1, d) => v1.register(mcpRoutes, { handle: d.mcp, endpoint: mcpAudience(d.config.publicUrl) }) },
   { name: 'webhooks', schemas: [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery], register: (v1, d) => v1.register(webhooksRoutes, { webhooks: d.webhooks.service }) },
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
 ];
@@ -64,8 +65,12 @@ export const ROOT_MODULES: AppModule[] = [
   { name: 'oauth', schemas: [OauthInteraction], register: async (app, d) => {
     await app.register(oauthEngineRoutes(d.oauth.server));
     await app.register(oauthInteractionRoutes, { consent: d.oauth.consent });
-    await app.register(oauthMetadataRoute(d.oauth.server, d.config.publicUrl, USER_SCOPES));
+    await app.register(oauthMetadataRoute(d.oauth.server, d.config.publicUrl, USER_SCOPES, { dynamicRegistration: d.config.oauthDynamicClientRegistration }));
+    if (d.config.oauthDynamicClientRegistration) await app.register(oauthRegistrationRoutes, { apps: d.oauth.apps, now: () => d.clock.now() });
   } },
+  { name: 'mcp-resource-metadata', register: (app, d) => app.register(protectedResourceRoute({
+    resource: mcpAudience(d.config.publicUrl), authorizationServer: d.config.publicUrl, scopes: [...new Set(MCP_TOOLS.map((tool) => tool.scope))],
+  })) },
   { name: 'app-links', register: (app, d) => app.register(appLinksRoutes(d.config)) },
   { name: 'health', register: (app, d) => app.register(healthRoutes({ checks: d.readiness, metrics: d.metrics, metricsToken: d.config.metrics.token })) },
 ];

@@ -114,18 +114,25 @@ function clientError(status: number, error: FastifyError & { headers?: unknown }
   }
 }
 
-export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppError): FastifyReply {
-  const { errors, headers, ...extra } = error.extra;
+/** An error as a problem document (RFC 9457), as every answer carries it (its headers are not part of it). */
+export function problemBody(error: AppError, publicUrl: string, requestId: string): ProblemBody {
+  const { errors, headers: _headers, ...extra } = error.extra;
   const body: ProblemBody = {
     type: problemTypeUri(publicUrl, error.code),
     title: ERROR_CATALOGUE[error.code].title,
     status: error.status,
     detail: error.message,
     code: error.code,
-    request_id: String(reply.request.id),
+    request_id: requestId,
     ...extra,
   };
   if (errors?.length) body.errors = errors;
+  return body;
+}
+
+export function sendProblem(reply: FastifyReply, publicUrl: string, error: AppError): FastifyReply {
+  const body = problemBody(error, publicUrl, String(reply.request.id));
+  const { headers } = error.extra;
   if (headers) reply.headers(headers);
   if (wantsProblemPage(reply)) return sendProblemPage(reply, body, publicUrl);
   return reply.code(error.status).type('application/problem+json').send(body);

@@ -35,6 +35,12 @@ declare module 'fastify' {
     publicLimit?: string;
     /** A page a person's browser navigates to: a refusal asked for as HTML is a page (problem-page.ts). */
     browserPage?: boolean;
+    /**
+     * The protected resource the route belongs to (RFC 8707), when it is not the REST API: 'mcp'
+     * (the MCP endpoint) takes only an app's token bound to it, and the REST API refuses such a
+     * token. Absent: the REST API.
+     */
+    resource?: 'mcp';
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -75,6 +75,11 @@ export interface RoutePolicy {
    * an API key's own: managing one's own account ignores the header).
    */
   organization: 'path' | 'header' | 'own';
+  /**
+   * The resource the route is part of: 'api' takes every credential but an app's token bound to
+   * the MCP endpoint; 'mcp' takes only such a token.
+   */
+  resource: 'api' | 'mcp';
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -92,6 +97,7 @@ export function routePolicy(config: FastifyContextConfig | undefined): RoutePoli
     serviceScope: scope !== undefined && isServiceScope(scope),
     budget: config?.budget ?? 'spend',
     organization: config?.organization ?? (auth !== undefined && !account ? 'header' : 'own'),
+    resource: config?.resource ?? 'api',
   };
 }
 
@@ -104,6 +110,7 @@ function assertDeclared(route: RouteOptions): void {
   const config = route.config;
   const account = config?.auth === 'session' || config?.auth === 'admin';
   const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
+  if (config?.resource === 'mcp' && (config.auth !== 'any' || config.stepUp !== undefined)) throw new Error(`${where}: an MCP route declares auth: 'any' (each tool checks its scope) and no step-up`);
   if (config?.stepUp !== undefined && !account) throw new Error(`${where}: stepUp needs auth: 'session' or 'admin' (API keys have no second factor)`);
   if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role', 'removing-another' or 'never'): does it grant power?`);
   if (config?.stepUp === 'removing-another' && !route.url.includes(':user_id')) throw new Error(`${where}: stepUp 'removing-another' needs a :user_id in the path`);

@@ -25,7 +25,9 @@ export function asChallenge(error: unknown): unknown {
 /** Who a verified token speaks for: a person's session, or an app under a person's grant for one organization. */
 export function tokenContext(claims: AccessClaims): AuthContext {
   const base = { userId: claims.sub, sessionId: claims.sid, scopes: claims.scopes, expiresAt: claims.exp * 1000 };
-  return claims.oauth ? { ...base, credential: 'oauth_token', orgId: claims.oauth.orgId, clientId: claims.oauth.clientId } : { ...base, credential: 'access_token' };
+  return claims.oauth
+    ? { ...base, credential: 'oauth_token', orgId: claims.oauth.orgId, clientId: claims.oauth.clientId, resource: claims.oauth.resource }
+    : { ...base, credential: 'access_token' };
 }
 
 function sessionContext(deps: Pick<CredentialDeps, 'revocations'>, claims: AccessClaims): AuthContext {

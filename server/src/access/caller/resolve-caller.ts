@@ -19,6 +19,7 @@ import { accountRouteRefusal, type AccountRouteLimit } from './account-route-lim
 import { accountRefusal, asChallenge, identify, type CredentialDeps } from './credential.js';
 import { actingOrganization } from './acting-organization.js';
 import { authorizationFailure, notAMember, rateLimited, usageExceeded } from './refusals.js';
+import { resourceRefusal, withResourceMetadata } from './resource-binding.js';
 
 export interface CallerDeps extends CredentialDeps {
   accounts: AccountCache;
@@ -32,6 +33,8 @@ export interface CallerDeps extends CredentialDeps {
   /** Counts each authenticated request by outcome for the usage history (in memory; written in batches). */
   usage: Pick<UsageCounter, 'record'>;
   clock: Clock;
+  /** Where the MCP endpoint's protected resource metadata is (its 401s name it). */
+  mcpResourceMetadataUrl: string;
 }
 
 /** Who is calling, as every route reads it: set on the request by the authenticate step. */
@@ -90,6 +93,8 @@ export function createCallerResolver(deps: CallerDeps) {
       const counted = account?.disabled ? { orgId: auth.orgId ?? account.personal_org_id, keyId, outcome: 'forbidden' as const } : null;
       return { refusal: refusedAccount!, rateLimit: null, counted };
     }
+    const misdirected = resourceRefusal(auth, policy.resource);
+    if (misdirected) return refuse(auth.orgId ?? account.personal_org_id, keyId, 'unauthorized', misdirected);
 
     const orgId = actingOrganization(policy, request, auth, account);
     const membership = typeof orgId === 'string' ? yield* awaited(deps.organizations.get(orgId, auth.userId)) : null;
@@ -155,6 +160,7 @@ export function createCallerResolver(deps: CallerDeps) {
   function* resolve(request: FastifyRequest, policy: RoutePolicy): Flow<Resolution> {
     const verdict = yield* decide(request, policy);
     if (verdict.counted) deps.usage.record(verdict.counted.orgId, verdict.counted.keyId, verdict.counted.outcome);
+    if (policy.resource === 'mcp' && 'refusal' in verdict) return { ...verdict, refusal: withResourceMetadata(verdict.refusal, deps.mcpResourceMetadataUrl) };
     return verdict;
   }
 

@@ -2,7 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import type { KeyRing, AccountCache } from '../../identity/index.js';
+import { accessTokenAudience, mcpAudience, type KeyRing, type AccountCache } from '../../identity/index.js';
 import { isoTime, type Clock } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
@@ -19,7 +19,7 @@ export interface OauthResources {
 }
 
 export function oauthResources(publicUrl: string): OauthResources {
-  return { api: `${publicUrl}/v1`, mcp: `${publicUrl}/v1/mcp` };
+  return { api: accessTokenAudience(publicUrl), mcp: mcpAudience(publicUrl) };
 }
 
 /**
@@ -33,16 +33,20 @@ export const OAUTH_ROUTES = {
   introspection: '/oauth/introspect',
   device_authorization: '/oauth/device_authorization',
   code_verification: '/oauth/device',
+  // Gatehouse's own route, not the engine's (oauth-registration.routes.ts).
   registration: '/oauth/register',
   // Not served by the engine: Gatehouse's own JWKS, which the engine's tokens are verified with.
   jwks: '/.well-known/jwks.json',
 } as const;
 
-/** The paths handed to the engine: its endpoints, and the resume steps below authorize, device and register. */
+/**
+ * The paths handed to the engine: its endpoints, and the resume steps below authorize and device.
+ * Registration is Gatehouse's own route (oauth-registration.routes.ts): it writes the same rows
+ * as Settings → OAuth apps.
+ */
 export const ENGINE_PATHS = [
   OAUTH_ROUTES.authorization, `${OAUTH_ROUTES.authorization}/:uid`, OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.introspection,
   OAUTH_ROUTES.device_authorization, OAUTH_ROUTES.code_verification, `${OAUTH_ROUTES.code_verification}/:uid`, `${OAUTH_ROUTES.code_verification}/:uid/*`,
-  OAUTH_ROUTES.registration, `${OAUTH_ROUTES.registration}/:id`,
 ] as const;
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -99,7 +99,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox<{ consent: OauthC
  * Authorization server metadata (RFC 8414) at `/.well-known/oauth-authorization-server`: where
  * an OAuth client finds the endpoints, from the issuer alone.
  */
-export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: string, scopes: readonly string[]) {
+export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: string, scopes: readonly string[], options: { dynamicRegistration: boolean }) {
   const at = (path: string) => `${publicUrl}${path}`;
   const document = {
     issuer: publicUrl,
@@ -108,6 +108,7 @@ export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: strin
     revocation_endpoint: at(OAUTH_ROUTES.revocation),
     introspection_endpoint: at(OAUTH_ROUTES.introspection),
     device_authorization_endpoint: at(OAUTH_ROUTES.device_authorization),
+    ...(options.dynamicRegistration ? { registration_endpoint: at(OAUTH_ROUTES.registration) } : {}),
     jwks_uri: at(OAUTH_ROUTES.jwks),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -88,6 +88,8 @@ export function createVerificationService(deps: VerificationDeps) {
       throw error;
     }
     const auth: AuthContext = tokenContext(claims);
+    // A token bound to the MCP endpoint is no credential for the platform's REST services (RFC 8707).
+    if (auth.resource === 'mcp') return { valid: false, code: 'not_found', ...NOBODY };
     if (deps.revocations.isRevoked(claims.sid)) {
       const personal = (await deps.accounts.get(auth.userId))?.personal_org_id;
       if (count && personal !== undefined) deps.usage.record(personal, null, 'unauthorized');

@@ -19,10 +19,14 @@ export interface AccessClaims {
   scopes: ReadonlySet<string>;
   /**
    * Present for an OAuth access token (RFC 9068, `typ: at+jwt`) issued to an app under a
-   * person's grant: the app, and the one organization the grant acts for. `sid` is then the grant.
+   * person's grant: the app, the one organization the grant acts for, and the resource it is
+   * bound to (RFC 8707: the REST API or the MCP endpoint). `sid` is then the grant.
    */
-  oauth?: { clientId: string; orgId: string };
+  oauth?: { clientId: string; orgId: string; resource: TokenResource };
 }
+
+/** What an app's token is for: the REST API (`PUBLIC_URL/v1`) or the MCP endpoint (`PUBLIC_URL/v1/mcp`). */
+export type TokenResource = 'api' | 'mcp';
 
 export interface AccessTokens {
   issue(input: { userId: string; sessionId: string; scope: string; amr: readonly string[] }): Promise<{ token: string; expiresIn: number }>;
@@ -55,9 +59,15 @@ export function accessTokenAudience(publicUrl: string): string {
   return `${publicUrl}/v1`;
 }
 
+/** The audience of a token for the MCP endpoint (an app's token only: a login's is for the REST API). */
+export function mcpAudience(publicUrl: string): string {
+  return `${publicUrl}/v1/mcp`;
+}
+
 export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issuer: string; ttlSeconds: number; cacheSize?: number }): AccessTokens {
   const { keyRing, clock, issuer, ttlSeconds } = deps;
   const audience = accessTokenAudience(issuer);
+  const mcp = mcpAudience(issuer);
   // Signature checks cost ≈150 µs; a hit here costs a map lookup. Only verified tokens enter,
   // and expiry is re-checked on every hit, so a cached entry never outlives its token.
   const verified = new LruCache<string, CachedToken>(deps.cacheSize ?? 10_000);
@@ -118,7 +128,7 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
       ({ payload } = await jwtVerify(token, key, {
         algorithms: ['EdDSA'],
         issuer,
-        audience,
+        audience: [audience, mcp],
         clockTolerance: CLOCK_TOLERANCE_S,
         currentDate: new Date(clock.now()),
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],
@@ -131,16 +141,21 @@ export function createAccessTokens(deps: { keyRing: KeyRing; clock: Clock; issue
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof iat !== 'number' || typeof jti !== 'string') {
       throw invalid();
     }
+    // One audience only: the engine binds each token to one resource, and a token naming both
+    // would pass wherever it is shown.
+    const aud = Array.isArray(payload.aud) && payload.aud.length === 1 ? payload.aud[0] : payload.aud;
+    const resource: TokenResource | undefined = aud === audience ? 'api' : aud === mcp ? 'mcp' : undefined;
+    if (resource === undefined) throw invalid();
     // An app's token from the authorization server (access/oauth/): the same key and issuer, told
-    // apart by its type, and bound to the app and the grant's organization.
+    // apart by its type, and bound to the app, the grant's organization and its resource.
     if (header.typ === 'at+jwt') {
       const { client_id: clientId, org } = payload;
       if (typeof clientId !== 'string' || typeof org !== 'string') throw invalid();
-      const claims: AccessClaims = { sub, sid, scope, amr: [], exp, iat, jti, scopes: new Set(scope.split(' ')), oauth: { clientId, orgId: org } };
+      const claims: AccessClaims = { sub, sid, scope, amr: [], exp, iat, jti, scopes: new Set(scope.split(' ')), oauth: { clientId, orgId: org, resource } };
       verified.set(token.slice(-CACHE_KEY_CHARS), { token, claims });
       return claims;
     }
-    if (header.typ !== undefined && header.typ !== 'JWT') throw invalid();
+    if ((header.typ !== undefined && header.typ !== 'JWT') || resource !== 'api') throw invalid();
     // Tokens signed before `amr` existed came from password logins; a present but malformed one is no token of ours.
     if (payload.amr !== undefined && !(Array.isArray(payload.amr) && payload.amr.every((m) => typeof m === 'string'))) throw invalid();
     const amr = (payload.amr as string[] | undefined) ?? ['pwd'];

@@ -17,6 +17,8 @@ export interface AuthContext {
   credential: 'access_token' | 'api_key' | 'oauth_token';
   /** The app an OAuth token was issued to. */
   clientId?: string;
+  /** What an OAuth token is bound to (RFC 8707): the REST API, or the MCP endpoint; absent for the other credentials (REST API only). */
+  resource?: 'api' | 'mcp';
   scopes: ReadonlySet<string>;
   /** The key's id when the credential is an API key. */
   apiKeyId?: string;
