@@ -14,6 +14,7 @@ import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
 import { AcceptInvitationPage } from './pages/AcceptInvitationPage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { ConsentPage } from './pages/oauth/ConsentPage.tsx';
 import { OverviewPage } from './pages/OverviewPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SettingsPage } from './pages/settings/SettingsPage.tsx';
@@ -47,6 +48,7 @@ function page({ path, query }: Location): JSX.Element {
     case '/agents': return <AgentsPage />;
     case '/chats': return <ChatsPage query={query} />;
     case '/webhooks': return <WebhooksPage />;
+    case '/oauth/consent': return <ConsentPage query={query} />;
   }
   if (path.startsWith('/settings/')) return <SettingsPage path={path} />;
   if (path === '/admin' || path.startsWith('/admin/')) return <AdminArea path={path} query={query} />;

@@ -20,6 +20,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/verify-email', access: 'any' },
   { path: '/oidc-callback', access: 'any' },
   { path: '/accept-invitation', access: 'any' },
+  { path: '/oauth/consent', access: 'signed-in' },
   { path: '/agents', access: 'signed-in' },
   { path: '/chats', access: 'signed-in' },
   { path: '/chats/*', access: 'signed-in' },

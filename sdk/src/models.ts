@@ -26,3 +26,9 @@ export type AccountExport = Schemas['AccountExport'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpoint'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** An organization's OAuth app (Settings → OAuth apps). */
+export type OauthApp = Schemas['OauthApp'];
+/** An app a person allowed to act for them (Settings → Connected apps). */
+export type ConnectedApp = Schemas['ConnectedApp'];
+/** What an app asks a person to allow (the consent page). */
+export type OauthInteraction = Schemas['OauthInteraction'];
