@@ -17,7 +17,8 @@ const packaged = join(serverDir, 'dashboard-dist');
 rmSync(packaged, { recursive: true, force: true });
 if (!process.argv.includes('--remove')) {
   if (!existsSync(join(dashboardDir, 'dist', 'index.html'))) {
-    const result = spawnSync('npm', ['run', 'build'], { cwd: dashboardDir, stdio: 'inherit' });
+    // The build's output goes to stderr: `npm pack --json` prints its answer on stdout, where a line of vite's would make it unreadable.
+    const result = spawnSync('npm', ['run', 'build'], { cwd: dashboardDir, stdio: ['ignore', process.stderr, process.stderr] });
     if (result.status !== 0) process.exit(result.status ?? 1);
   }
   cpSync(join(dashboardDir, 'dist'), packaged, { recursive: true });
