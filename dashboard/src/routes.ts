@@ -37,6 +37,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/settings/account', access: 'signed-in' },
   { path: '/settings/api-keys', access: 'signed-in' },
   { path: '/settings/api-keys/*', access: 'signed-in' },
+  { path: '/settings/connected-apps', access: 'signed-in' },
+  { path: '/settings/oauth-apps', access: 'signed-in' },
   { path: '/settings/organization', access: 'signed-in' },
   { path: '/settings/members', access: 'signed-in' },
   { path: '/settings/audit-log', access: 'signed-in' },

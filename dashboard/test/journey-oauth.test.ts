@@ -54,13 +54,20 @@ async function catchCallback(page: Page): Promise<() => Promise<URL>> {
     landed(new URL(route.request().url()));
     await route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Done</title><p>You can close this window.</p>' });
   });
-  return () => arrived;
+  // Once the page has loaded the callback: a navigation still under way would cut off the next step's.
+  return async () => {
+    const url = await arrived;
+    await page.waitForURL(`${CALLBACK}**`);
+    await page.unroute(`${CALLBACK}**`);
+    return url;
+  };
 }
 
 describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromium)', () => {
   const journey = useJourney({ name: 'oauth', serverEnv: { OAUTH_DYNAMIC_CLIENT_REGISTRATION: 'true' } });
   const { shoot } = journey;
   let person: TestUser;
+  let firstClient: MemoryProvider;
   const mcpUrl = () => new URL(`${journey.server.base}/v1/mcp`);
 
   /** Connects; the first time the SDK meets a 401, runs the OAuth flow up to the browser, and the browser through `approve`. */
@@ -83,6 +90,7 @@ describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromi
     person = await journey.signUp();
     const agent = await person.api.agents.create({ name: 'Support bot', model: 'gpt-4o' });
     const provider = new MemoryProvider();
+    firstClient = provider;
     const client = await connect(provider, async (page, url) => {
       // Signed out: the login page first, then back to the consent page.
       await page.goto(url.toString());
@@ -191,5 +199,66 @@ describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromi
       expect(Object.fromEntries(landed.searchParams)).toMatchObject({ error: 'access_denied', state, iss: journey.server.base });
       expect(() => oauth.validateAuthResponse(as, client, landed, state)).toThrow(/access_denied|authorization response/i);
     });
+  });
+
+  it('Settings → Connected apps lists what the person allowed; removing one stops its tokens at once', async () => {
+    const page = journey.page;
+    await page.goto('/settings/connected-apps');
+    await page.getByRole('heading', { level: 2, name: 'Connected apps' }).waitFor();
+    const rows = page.locator('table tbody tr');
+    await expect.poll(() => rows.count()).toBe(3); // the two MCP clients and the command-line tool
+    await shoot('connected-apps');
+    const mcp = new Client({ name: 'desk-assistant', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: firstClient }));
+    const fullAccess = rows.filter({ hasText: 'Create, change and delete agents' });
+    await fullAccess.getByRole('button', { name: 'Remove Desk Assistant' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove app' }).click();
+    await page.getByText('Desk Assistant can no longer act for you.').waitFor();
+    await expect.poll(() => rows.count()).toBe(2);
+    const refused = await fetch(mcpUrl(), {
+      method: 'POST', headers: { authorization: `Bearer ${firstClient.saved!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(refused.status).toBe(401);
+    await mcp.close();
+  });
+
+  it('Settings → OAuth apps registers an app (a confidential one\'s secret shown once and working), rotates its secret and removes it', async () => {
+    const page = journey.page;
+    await page.goto('/settings/oauth-apps');
+    await page.getByRole('heading', { level: 2, name: 'Register an OAuth app' }).waitFor();
+    await page.getByLabel('Name').fill('Reporting Service');
+    await page.getByLabel('Type').selectOption('confidential');
+    await page.getByLabel('Redirect URIs').fill('http://reports.example.com/callback');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    // Plain http off loopback is refused, with the reason on the field.
+    await page.getByText('Plain http is only for loopback addresses').first().waitFor();
+    await page.getByLabel('Redirect URIs').fill('https://reports.example.com/callback');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    const secret = await page.locator('#oauth-client-secret').inputValue();
+    expect(secret).toMatch(/^gho_/);
+    const clientId = (await page.locator('.card code').first().textContent())!;
+    await shoot('oauth-app-secret');
+    const introspect = (id: string, password: string) => fetch(`${journey.server.base}/oauth/introspect`, {
+      method: 'POST', headers: { authorization: `Basic ${btoa(`${id}:${password}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=nothing',
+    }).then((r) => r.status);
+    expect(await introspect(clientId, secret)).toBe(200);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+
+    const row = page.locator('table tbody tr', { hasText: 'Reporting Service' });
+    await row.waitFor();
+    await shoot('oauth-apps');
+    await row.getByRole('button', { name: 'Rotate secret of Reporting Service' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = await page.locator('#oauth-client-secret').inputValue();
+    expect(rotated).not.toBe(secret);
+    expect(await introspect(clientId, secret)).toBe(401);
+    expect(await introspect(clientId, rotated)).toBe(200);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+
+    await row.getByRole('button', { name: 'Remove Reporting Service' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove app' }).click();
+    await page.getByText('Reporting Service is removed').waitFor();
+    expect(await introspect(clientId, rotated)).toBe(401);
   });
 });

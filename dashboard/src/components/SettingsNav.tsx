@@ -12,8 +12,10 @@ export const SETTINGS_SECTIONS: readonly { href: string; label: string; icon: Ic
   { href: '/settings/security-log', label: 'Security log', icon: 'activity' },
   { href: '/settings/account', label: 'Account', icon: 'account' },
   { href: '/settings/api-keys', label: 'API keys', icon: 'key' },
+  { href: '/settings/connected-apps', label: 'Connected apps', icon: 'connected' },
   { href: '/settings/organization', label: 'Organization', icon: 'organization' },
   { href: '/settings/members', label: 'Members', icon: 'members' },
+  { href: '/settings/oauth-apps', label: 'OAuth apps', icon: 'apps', admin: true },
   { href: '/settings/audit-log', label: 'Audit log', icon: 'log', admin: true },
 ];
 

@@ -5,7 +5,9 @@ import { AccountPage } from './AccountPage.tsx';
 import { ApiKeyPage } from './ApiKeyPage.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
 import { AuditLogPage } from './AuditLogPage.tsx';
+import { ConnectedAppsPage } from './ConnectedAppsPage.tsx';
 import { MembersPage } from './MembersPage.tsx';
+import { OauthAppsPage } from './OauthAppsPage.tsx';
 import { OrganizationPage } from './OrganizationPage.tsx';
 import { PasswordPage } from './PasswordPage.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
@@ -21,6 +23,8 @@ const SECTIONS: Record<string, () => preact.JSX.Element | null> = {
   '/settings/security-log': SecurityLogPage,
   '/settings/account': AccountPage,
   '/settings/api-keys': ApiKeysPage,
+  '/settings/connected-apps': ConnectedAppsPage,
+  '/settings/oauth-apps': OauthAppsPage,
   '/settings/organization': OrganizationPage,
   '/settings/members': MembersPage,
   '/settings/audit-log': AuditLogPage,
