@@ -158,10 +158,15 @@ describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromi
       const page = journey.page;
       await page.goto(started.verification_uri);
       await page.getByRole('heading', { level: 1, name: 'Connect a device' }).waitFor();
-      await page.locator('input[name="user_code"]').fill(started.user_code);
+      await shoot('device-code');
+      await page.getByLabel('The code your device shows').fill('BCDF-GHJK');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('alert').getByText('That code is not right').waitFor();
+      await page.getByLabel('The code your device shows').fill(started.user_code.toLowerCase());
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('heading', { level: 1, name: 'Is this your device?' }).waitFor();
       await page.getByText(started.user_code).waitFor();
+      await shoot('device-confirm');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('heading', { level: 1, name: 'Allow access' }).waitFor();
       await page.locator('.consent').getByText('Through the API').waitFor();

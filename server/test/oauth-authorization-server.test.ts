@@ -370,7 +370,7 @@ describe('the OAuth 2.1 authorization server', () => {
       expect(entry.status).toBe(200);
       expect(entry.headers.get('content-security-policy')).toContain("form-action 'self'");
       const entryPage = await entry.text();
-      expect(entryPage).toContain('Enter the code your device shows.');
+      expect(entryPage).toContain('<label for="user_code">The code your device shows</label>');
       const wrong = await go(device.verification_uri, form({ xsrf: hidden(entryPage, 'xsrf')!, user_code: 'BBBB-BBBB' }));
       const wrongPage = await wrong.text();
       expect(wrongPage).toContain('That code is not right');
