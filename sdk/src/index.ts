@@ -4,6 +4,7 @@
  * Native / Expo, Node 20+, Deno and Bun.
  */
 export { createGatehouse, type Gatehouse, type GatehouseOptions } from './client.js';
+export { createAuthorizationClient, type AuthorizationClient, type AuthorizationClientOptions, type AuthorizationStart, type DeviceAuthorization, type OauthTokens } from './authorization-client.js';
 export type { CallInput, CreateOptions, RequestOptions } from './core.js';
 export { GatehouseError, isGatehouseError, mfaChallengeOf, type ClientErrorCode, type FieldError, type MfaChallenge } from './errors.js';
 export type { FetchLike } from './http.js';
