@@ -6,6 +6,7 @@
  * redeems it with the PKCE verifier that never left it.
  */
 import { GatehouseError, providerCallbackOf, type Gatehouse, type RandomBytes } from '@gatehouse/sdk';
+import { platformRandomBytes } from './random-bytes.js';
 
 /** What expo-web-browser's openAuthSessionAsync resolves with (`success` carries the URL it came back to). */
 export interface AuthSessionResult {
@@ -23,22 +24,12 @@ export interface ProviderSignInOptions {
   randomBytes?: RandomBytes;
 }
 
-function loadOpenAuthSession(): OpenAuthSession {
+export function loadOpenAuthSession(): OpenAuthSession {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return (require('expo-web-browser') as { openAuthSessionAsync: OpenAuthSession }).openAuthSessionAsync;
   } catch {
     throw new Error('Provider sign-in needs expo-web-browser: npx expo install expo-web-browser (or pass openAuthSession)');
-  }
-}
-
-function platformRandomBytes(): RandomBytes | undefined {
-  if ((globalThis as { crypto?: { getRandomValues?: unknown } }).crypto?.getRandomValues) return undefined; // the SDK's default
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('expo-crypto') as { getRandomBytes: RandomBytes }).getRandomBytes;
-  } catch {
-    throw new Error('Provider sign-in needs random bytes: npx expo install expo-crypto (or pass randomBytes)');
   }
 }
 

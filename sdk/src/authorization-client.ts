@@ -117,6 +117,8 @@ export function createAuthorizationClient(options: AuthorizationClientOptions) {
   };
 
   return {
+    /** Where the browser comes back to (as given). */
+    redirectUri: options.redirectUri,
     /** The server's metadata (RFC 8414), fetched once. */
     discover,
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationClient, createGatehouse, memoryTokenStore, type FetchLike, type Gatehouse } from '../src/index.js';
-import { browser } from '../../server/test/oauth-flow.js';
+import { answerInBrowser, browser } from '../../server/test/oauth-flow.js';
 import { rejection, signUp } from './helpers.js';
 import { startLiveServer, STRONG_PASSWORD, uniqueEmail, type LiveServer } from './live-server.js';
 
@@ -34,20 +34,15 @@ async function person(): Promise<{ go: ReturnType<typeof browser>; gh: Gatehouse
   return { go, gh };
 }
 
-/** Follows the browser from `url` to the consent step, answers, and returns where it lands. */
+/** The person answers in their browser: the consent step's call goes through the SDK's `oauth.decide`. */
 async function answer(who: Awaited<ReturnType<typeof person>>, url: string, decision: 'allow' | 'deny'): Promise<string> {
-  let at = new URL(url, server.base);
-  while (!at.pathname.startsWith('/oauth/interaction/')) {
-    const response = await who.go(at);
-    expect(response.status, at.pathname).toBe(303);
-    at = new URL(response.headers.get('location')!, server.base);
-  }
-  const uid = at.pathname.split('/').at(-1)!;
-  expect((await who.gh.oauth.interaction(uid)).client.name).toBe('Desk App');
-  const { redirect_to } = await who.gh.oauth.decide(uid, { decision });
-  let next = await who.go(redirect_to);
-  while (next.status === 303 && new URL(next.headers.get('location')!, server.base).origin === server.base) next = await who.go(new URL(next.headers.get('location')!, server.base));
-  return next.status === 303 ? next.headers.get('location')! : await next.text();
+  return answerInBrowser({
+    base: server.base, go: who.go, url, decision,
+    decide: async (uid, answer) => {
+      expect((await who.gh.oauth.interaction(uid)).client.name).toBe('Desk App');
+      return who.gh.oauth.decide(uid, { decision: answer });
+    },
+  });
 }
 
 describe('createAuthorizationClient', () => {

@@ -6,24 +6,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import { expect } from 'vitest';
+import { browser } from './oauth-browser.js';
+
+export { answerInBrowser, browser } from './oauth-browser.js';
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
-
-/** A browser: a cookie jar and manual redirects. */
-export function browser() {
-  const jar = new Map<string, string>();
-  return async (url: string | URL, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const at = pair.indexOf('=');
-      jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return response;
-  };
-}
 
 export interface FlowOptions {
   scope: string;
@@ -63,3 +50,4 @@ export async function authorizeWithCode(as: oauth.AuthorizationServer, client: o
   });
   return { landed, state, tokens: await oauth.processAuthorizationCodeResponse(as, client, response) };
 }
+
