@@ -153,7 +153,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const securityLog = createSecurityLog({ db: database.db, clock, onError });
     // Wakes this instance's webhook worker after any transaction that recorded events.
     const events = createEventSignal();
-    const oauthGrants = createOauthGrants({ db: database.db, clock, revocations, accessTokenTtl: config.accessTokenTtl, securityLog });
+    const oauthGrants = createOauthGrants({ db: database.db, clock, revocations, accessTokenTtl: config.accessTokenTtl, securityLog, onEvent: events.committed });
     const sessions = createSessionsService({
       sessions: createSessionsRepository(database.db, database.dialect), accessTokens, revocations, clock,
       accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
@@ -245,7 +245,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     oauthServer.sweep.start();
     const oauth = {
       server: oauthServer,
-      consent: createOauthConsent({ server: oauthServer, db: database.db, clock, accounts, organizations: organizationCache, securityLog }),
+      consent: createOauthConsent({ server: oauthServer, db: database.db, clock, accounts, organizations: organizationCache, securityLog, onEvent: events.committed }),
       grants: oauthGrants,
       apps: createOauthApps({ db: database.db, clock, secret: config.secret, grants: oauthGrants }),
     };

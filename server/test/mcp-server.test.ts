@@ -142,6 +142,12 @@ describe('the MCP server at /v1/mcp', () => {
     await expect(mcp.listTools()).rejects.toThrow();
     const refused = await call('/v1/mcp', token, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
     expect(refused.status).toBe(401);
+    // The organization's webhooks hear of the app let in, and of its end.
+    const events = await t.deps.database.db.selectFrom('events').select(['type', 'data']).where('org_id', '=', await t.personalOrgId(person.id)).where('type', 'like', 'oauth.grant.%').orderBy('id').execute();
+    expect(events.map((e) => [e.type, JSON.parse(e.data)])).toEqual([
+      ['oauth.grant.created', { id: grant!.id, user_id: person.id, client_id: client.client_id, client_name: 'Desk Assistant', scopes: ['agents:read'], resource: mcpUrl }],
+      ['oauth.grant.revoked', { id: grant!.id, user_id: person.id, client_id: client.client_id, reason: 'revoked' }],
+    ]);
   });
 
   it('spends one request of the budget per call, and serves no stream or session (GET and DELETE are 405)', async () => {

@@ -65,7 +65,7 @@ export function createOperator(deps: OperatorDeps) {
   const bus = createOneShotBus(deps.redisUrl);
   const securityLog = createSecurityLog({ db, clock, onError: deps.onError });
   const revocations = createRevocationList(bus, () => clock.now());
-  const grants = createOauthGrants({ db, clock, revocations, accessTokenTtl: deps.accessTokenTtl, securityLog });
+  const grants = createOauthGrants({ db, clock, revocations, accessTokenTtl: deps.accessTokenTtl, securityLog, onEvent: () => {} });
   const sessions = createSessionsService({
     sessions: createSessionsRepository(db, deps.dialect), revocations, clock, accessTokenTtl: deps.accessTokenTtl, refreshTokenTtl: deps.refreshTokenTtl,
     accessTokens: { issue: () => Promise.reject(new Error('the operator\'s commands start no session')) },

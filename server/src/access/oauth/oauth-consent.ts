@@ -8,6 +8,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import { ROLE_SCOPES } from '../../kernel/access-terms/roles.js';
 import { isUserScope } from '../../kernel/access-terms/scopes.js';
 import { AppError } from '../../kernel/errors.js';
+import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
 import type { OrganizationCache } from '../organizations/organization-cache.js';
 import type { AuthorizationServer } from './authorization-server.js';
 
@@ -22,6 +23,8 @@ export interface OauthConsentDeps {
   accounts: Pick<AccountCache, 'get'>;
   organizations: Pick<OrganizationCache, 'get'>;
   securityLog: Pick<SecurityLog, 'record'>;
+  /** After the commit: wakes the webhook deliveries of `oauth.grant.created`. */
+  onEvent: (...events: RecordedEvent[]) => void;
 }
 
 /**
@@ -97,9 +100,17 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       const openIdScopes = view.askedOpenId;
       if (openIdScopes.length) grant.addOIDCScope(openIdScopes.join(' '));
       const grantId = await grant.save();
-      await db.insertInto('oauth_grants').values({
-        grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null, revoked_at: null,
-      }).execute();
+      // The grant and its event together: the organization's webhooks learn of every app let in.
+      const recorded = await db.transaction().execute(async (trx) => {
+        await trx.insertInto('oauth_grants').values({
+          grant_id: grantId, user_id: userId, org_id: orgId, client_id: view.client.id, scopes: scopes.join(' '), resource: view.resource, created_at: isoTime(deps.clock.now()), last_used_at: null, revoked_at: null,
+        }).execute();
+        return recordEvent(trx, deps.clock, {
+          orgId, type: 'oauth.grant.created',
+          data: { id: grantId, user_id: userId, client_id: view.client.id, client_name: view.client.name, scopes, resource: view.resource },
+        });
+      });
+      deps.onEvent(recorded);
       await deps.securityLog.record(userId, 'app_connected', client, { client_id: view.client.id, client_name: view.client.name, organization_id: orgId, scopes });
       return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     },

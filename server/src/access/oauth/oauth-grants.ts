@@ -7,6 +7,7 @@ import { sha256Hex } from '../../kernel/opaque-tokens.js';
 import type { RevocationList } from '../../kernel/revocation.js';
 import type { ClientInfo } from '../../kernel/client-info.js';
 import type { SecurityLog } from '../../identity/index.js';
+import { recordEvent, type RecordedEvent } from '../../kernel/events/event-outbox.js';
 
 export interface ConnectedApp {
   id: string;
@@ -32,6 +33,8 @@ export function createOauthGrants(deps: {
   db: Kysely<Database>; clock: Clock; revocations: RevocationList; accessTokenTtl: number;
   /** The account's security log (identity's): a grant made or ended is the account's business. */
   securityLog: Pick<SecurityLog, 'record'>;
+  /** After the commit: wakes the webhook deliveries and the live streams of `oauth.grant.revoked`. */
+  onEvent: (...events: RecordedEvent[]) => void;
 }) {
   const { db, clock } = deps;
   const liveTokensUntil = () => clock.now() + deps.accessTokenTtl * 1000 + 60_000;
@@ -45,12 +48,24 @@ export function createOauthGrants(deps: {
     await deps.revocations.revoke(grantIds, liveTokensUntil());
   }
 
+  /**
+   * Marks the grants ended and writes one `oauth.grant.revoked` event each, to the organization
+   * the grant acted for (its admins' webhooks see apps leave), in one transaction.
+   */
   async function revokeWhere(filter: { userId?: string; grantId?: string; clientId?: string }, reason: GrantEndReason, client?: ClientInfo): Promise<string[]> {
-    let query = db.updateTable('oauth_grants').set({ revoked_at: isoTime(clock.now()) }).where('revoked_at', 'is', null);
-    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-    if (filter.grantId !== undefined) query = query.where('grant_id', '=', filter.grantId);
-    if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
-    const ended = await query.returning(['grant_id', 'user_id', 'client_id']).execute();
+    const { ended, recorded } = await db.transaction().execute(async (trx) => {
+      let query = trx.updateTable('oauth_grants').set({ revoked_at: isoTime(clock.now()) }).where('revoked_at', 'is', null);
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      if (filter.grantId !== undefined) query = query.where('grant_id', '=', filter.grantId);
+      if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+      const rows = await query.returning(['grant_id', 'user_id', 'client_id', 'org_id']).execute();
+      const events: RecordedEvent[] = [];
+      for (const grant of rows) {
+        events.push(await recordEvent(trx, clock, { orgId: grant.org_id, type: 'oauth.grant.revoked', data: { id: grant.grant_id, user_id: grant.user_id, client_id: grant.client_id, reason } }));
+      }
+      return { ended: rows, recorded: events };
+    });
+    if (recorded.length) deps.onEvent(...recorded);
     await end(ended.map((r) => r.grant_id));
     for (const grant of ended) await deps.securityLog.record(grant.user_id, 'app_disconnected', client, { client_id: grant.client_id, grant_id: grant.grant_id, reason });
     return ended.map((r) => r.grant_id);

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'organization.member.added',
   'organization.member.updated',
   'organization.member.removed',
+  'oauth.grant.created',
+  'oauth.grant.revoked',
 ] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];
 
