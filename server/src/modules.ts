@@ -2,13 +2,13 @@
  * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
  * what each takes from the dependencies. A new module is one entry here.
  */
-import { oauthRegistrationRoutes, ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, oauthMetadataRoute, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
+import { oauthRegistrationRoutes, ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, discoveryDocuments, discoveryRoutes, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
 import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
 import { Agent, Chat, CreatedWebhookEndpoint, MCP_TOOLS, Message, WebhookDelivery, WebhookEndpoint, agentsRoutes, chatsRoutes, mcpRoutes, protectedResourceRoute, streamsRoutes, webhooksRoutes } from './platform/index.js';
-import { mcpAudience, Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, openIdConfigurationRoute, passkeysRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
+import { mcpAudience, Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, passkeysRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { USER_SCOPES } from './kernel/access-terms/scopes.js';
 import { AccountExportSchema, accountFlowRoutes } from './flows/index.js';
@@ -58,14 +58,13 @@ export const V1_MODULES: AppModule[] = [
   { name: 'jwks', schemas: [Jwks], register: (v1, d) => v1.register(jwksRoute(d.keyRing, { hide: false })) },
 ];
 
-/** Outside /v1: the JWKS at its well-known path too, OpenID discovery, mobile app links, health and metrics. */
+/** Outside /v1: the JWKS at its well-known path too, the authorization server (its endpoints, discovery, registration), the MCP endpoint's metadata, mobile app links, health and metrics. */
 export const ROOT_MODULES: AppModule[] = [
   { name: 'jwks (root)', register: (app, d) => app.register(jwksRoute(d.keyRing, { hide: true })) },
-  { name: 'openid-configuration', register: (app, d) => app.register(openIdConfigurationRoute(d.config.publicUrl, USER_SCOPES)) },
   { name: 'oauth', schemas: [OauthInteraction], register: async (app, d) => {
     await app.register(oauthEngineRoutes(d.oauth.server));
     await app.register(oauthInteractionRoutes, { consent: d.oauth.consent });
-    await app.register(oauthMetadataRoute(d.oauth.server, d.config.publicUrl, USER_SCOPES, { dynamicRegistration: d.config.oauthDynamicClientRegistration }));
+    await app.register(discoveryRoutes(discoveryDocuments(d.oauth.server, d.config.publicUrl, USER_SCOPES, { dynamicRegistration: d.config.oauthDynamicClientRegistration })));
     if (d.config.oauthDynamicClientRegistration) await app.register(oauthRegistrationRoutes, { apps: d.oauth.apps, now: () => d.clock.now() });
   } },
   { name: 'mcp-resource-metadata', register: (app, d) => app.register(protectedResourceRoute({

@@ -1589,23 +1589,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/.well-known/openid-configuration": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** OpenID Connect Discovery metadata (issuer, jwks_uri, algorithms) */
-        get: operations["getOpenIdConfiguration"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/oauth/interaction/{uid}/details": {
         parameters: {
             query?: never;
@@ -1640,6 +1623,23 @@ export interface paths {
          * @description Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
         post: operations["decideOauthInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID Connect Discovery metadata: the authorization server, jwks_uri, algorithms */
+        get: operations["getOpenIdConfiguration"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -14608,43 +14608,6 @@ export interface operations {
             };
         };
     };
-    getOpenIdConfiguration: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The `iss` of every access token: PUBLIC_URL */
-                        issuer: string;
-                        jwks_uri: string;
-                        /** @description The password grant as a form post (POST /v1/auth/login); refresh tokens go to POST /v1/auth/refresh */
-                        token_endpoint: string;
-                        grant_types_supported: string[];
-                        response_types_supported: string[];
-                        subject_types_supported: string[];
-                        id_token_signing_alg_values_supported: string[];
-                        token_endpoint_auth_methods_supported: string[];
-                        scopes_supported: string[];
-                        claims_supported: string[];
-                        /** @description The `aud` of every access token: PUBLIC_URL/v1 */
-                        access_token_audience: string;
-                    };
-                };
-            };
-        };
-    };
     getOauthInteraction: {
         parameters: {
             query?: never;
@@ -14854,6 +14817,57 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `iss` of every token: PUBLIC_URL */
+                        issuer: string;
+                        authorization_endpoint: string;
+                        /** @description The authorization server's: codes, refresh tokens and device codes of apps (a person's own login is POST /v1/auth/login) */
+                        token_endpoint: string;
+                        revocation_endpoint: string;
+                        introspection_endpoint: string;
+                        device_authorization_endpoint: string;
+                        /** @description Present while OAUTH_DYNAMIC_CLIENT_REGISTRATION=true */
+                        registration_endpoint?: string;
+                        jwks_uri: string;
+                        response_types_supported: string[];
+                        response_modes_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                        subject_types_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        token_endpoint_auth_methods_supported: string[];
+                        revocation_endpoint_auth_methods_supported: string[];
+                        introspection_endpoint_auth_methods_supported: string[];
+                        scopes_supported: string[];
+                        claims_supported: string[];
+                        authorization_response_iss_parameter_supported: boolean;
+                        resource_indicators_supported: boolean;
+                        /** @description What a token can be bound to (RFC 8707): the REST API and the MCP endpoint */
+                        protected_resources: string[];
+                        /** @description The `aud` of a login's access tokens: PUBLIC_URL/v1 (an app's token carries the resource it was issued for) */
+                        access_token_audience: string;
+                    };
                 };
             };
         };

@@ -47,7 +47,6 @@ export type { SessionsService } from './sessions/sessions.service.js';
 export type { AccessClaims, AccessTokens, TokenResource } from './tokens/access-tokens.js';
 export { accessTokenAudience, createAccessTokens, mcpAudience } from './tokens/access-tokens.js';
 export { Jwks, jwksRoute } from './tokens/jwks.routes.js';
-export { openIdConfigurationRoute } from './tokens/openid-configuration.routes.js';
 export { createKeyRing, rotateSigningKeys } from './tokens/signing-keys.js';
 export type { KeyRing } from './tokens/signing-keys.js';
 export { ACCOUNT_CACHE_TTL_MS, createAccountCache } from './users/account-cache.js';

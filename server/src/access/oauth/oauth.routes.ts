@@ -95,38 +95,3 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox<{ consent: OauthC
 };
 
 
-/**
- * Authorization server metadata (RFC 8414) at `/.well-known/oauth-authorization-server`: where
- * an OAuth client finds the endpoints, from the issuer alone.
- */
-export function oauthMetadataRoute(server: AuthorizationServer, publicUrl: string, scopes: readonly string[], options: { dynamicRegistration: boolean }) {
-  const at = (path: string) => `${publicUrl}${path}`;
-  const document = {
-    issuer: publicUrl,
-    authorization_endpoint: at(OAUTH_ROUTES.authorization),
-    token_endpoint: at(OAUTH_ROUTES.token),
-    revocation_endpoint: at(OAUTH_ROUTES.revocation),
-    introspection_endpoint: at(OAUTH_ROUTES.introspection),
-    device_authorization_endpoint: at(OAUTH_ROUTES.device_authorization),
-    ...(options.dynamicRegistration ? { registration_endpoint: at(OAUTH_ROUTES.registration) } : {}),
-    jwks_uri: at(OAUTH_ROUTES.jwks),
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
-    code_challenge_methods_supported: ['S256'],
-    id_token_signing_alg_values_supported: ['EdDSA'],
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    scopes_supported: [...scopes, 'offline_access'],
-    authorization_response_iss_parameter_supported: true,
-    resource_indicators_supported: true,
-    protected_resources: [server.resources.api, server.resources.mcp],
-  };
-  return async (app: FastifyInstance) => {
-    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (_request, reply) => {
-      reply.header('Cache-Control', 'public, max-age=3600');
-      return document;
-    });
-  };
-}
