@@ -121,6 +121,16 @@ describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromi
     await client.close();
   });
 
+  it('the same client asking for as much again goes straight back: the consent is remembered', async () => {
+    firstClient.saved = undefined; // its tokens lost: it must authorize again
+    const client = await connect(firstClient, async (page, url) => {
+      await page.goto(url.toString()); // no click: the page goes on by itself
+    });
+    expect((await client.callTool({ name: 'list_agents', arguments: {} })).isError).toBeFalsy();
+    expect((await person.api.oauth.connectedApps.list()).data).toHaveLength(1); // the same grant, not a second one
+    await client.close();
+  });
+
   it('a client that asks for read-only access is refused by create_agent', async () => {
     const provider = new MemoryProvider('agents:read chats:read');
     const client = await connect(provider, async (page, url) => {

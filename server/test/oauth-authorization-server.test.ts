@@ -123,7 +123,7 @@ describe('the OAuth 2.1 authorization server', () => {
     const { details } = await authorize(publicClient, { scope: 'agents:read webhooks:write offline_access', decision: 'deny' });
     expect(details).toEqual({
       client: { id: publicClient.client_id, name: 'Desk Assistant', registered_by: { organization_id: await t.personalOrgId(owner.id), organization_name: expect.any(String) } },
-      redirect_uri: REDIRECT, scopes: ['agents:read'], offline_access: true, resource: `${base}/v1`,
+      redirect_uri: REDIRECT, scopes: ['agents:read'], offline_access: true, resource: `${base}/v1`, remembered_organization_id: null,
     });
   });
 

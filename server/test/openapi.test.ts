@@ -19,7 +19,7 @@ import { redoclyLint } from './redocly-lint.js';
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const PROBLEM_REF = '#/components/schemas/Problem';
-const OPERATIONS_OUTSIDE_V1 = ['/healthz', '/readyz', '/metrics', '/.well-known/openid-configuration', '/oauth/interaction/:uid/details', '/oauth/interaction/:uid/decision'];
+const OPERATIONS_OUTSIDE_V1 = ['/healthz', '/readyz', '/metrics', '/.well-known/openid-configuration', '/oauth/interaction/:uid/details', '/oauth/interaction/:uid/decision', '/oauth/interaction/:uid/continue'];
 /**
  * Public GETs with no parameters and no body: nothing a client sends can be wrong, so they have
  * no 4xx to document (redocly's operation-4xx-response warns about them; that warning is known).

@@ -44,6 +44,7 @@ const GRANTS_POWER: Record<string, Exclude<RoutePolicy['stepUp'], 'never'>> = {
 
 /** Account operations that grant nothing a stolen session could turn against the owner, and why. */
 const GRANTS_NOTHING: Record<string, string> = {
+  continueOauthInteraction: 'goes on with a consent the person gave before: the app gets nothing it did not have',
   logout: 'takes access away',
   revokeSession: 'takes access away',
   revokeConnectedApp: 'takes access away (the app\'s tokens stop at once)',

@@ -103,6 +103,7 @@ export const GENERATED_ROUTES = {
   getJwks: { at: ['GET', '/v1/.well-known/jwks.json'], public: true },
   getOauthInteraction: { at: ['GET', '/oauth/interaction/{uid}/details'], sessionOnly: true },
   decideOauthInteraction: { at: ['POST', '/oauth/interaction/{uid}/decision'], sessionOnly: true },
+  continueOauthInteraction: { at: ['POST', '/oauth/interaction/{uid}/continue'], sessionOnly: true },
   getOpenIdConfiguration: { at: ['GET', '/.well-known/openid-configuration'], public: true },
   healthz: { at: ['GET', '/healthz'], public: true },
   readyz: { at: ['GET', '/readyz'], public: true },

@@ -14,6 +14,8 @@ export function oauthResource(call: Call) {
     /** Allow (for an organization, default the personal one) or deny; follow `redirect_to` in the browser. */
     decide: (uid: string, decision: RequestBody<'decideOauthInteraction'>, options?: RequestOptions) =>
       call('decideOauthInteraction', { params: { uid }, body: decision }, options),
+    /** When `interaction(uid)` names a `remembered_organization_id`: go on with the consent given before, without asking again. */
+    continue: (uid: string, options?: RequestOptions) => call('continueOauthInteraction', { params: { uid } }, options),
     /** Settings → OAuth apps, for the organization the client acts for (admins). */
     apps: {
       /** A confidential app's `client_secret` is in this answer only. */

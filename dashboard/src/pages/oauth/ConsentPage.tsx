@@ -37,11 +37,28 @@ export function ConsentPage({ query }: { query: URLSearchParams }) {
       ) : details.error ? (
         <ErrorAlert error={details.error} />
       ) : details.data ? (
-        <ConsentForm uid={uid} details={details.data} />
+        details.data.remembered_organization_id ? <Continuing uid={uid} details={details.data} /> : <ConsentForm uid={uid} details={details.data} />
       ) : (
         <p role="status" class="loading">Loading…</p>
       )}
     </>
+  );
+}
+
+/**
+ * The person allowed as much before (same app, resource and scopes): no question, on at once.
+ * Should that fail (the grant ended meanwhile), the consent form asks after all.
+ */
+function Continuing({ uid, details }: { uid: string; details: OauthInteraction }) {
+  const go = useAction(async () => window.location.assign((await gatehouse.oauth.continue(uid)).redirect_to));
+  useEffect(() => {
+    void go.run();
+  }, []);
+  if (go.error) return <ConsentForm uid={uid} details={{ ...details, remembered_organization_id: null }} />;
+  return (
+    <p role="status" class="loading">
+      You allowed {details.client.name} before: going back to it…
+    </p>
   );
 }
 

@@ -14,6 +14,7 @@ import type { AuthorizationServer } from './authorization-server.js';
 
 type Request = IncomingMessage;
 type Response = ServerResponse;
+type Provider = Awaited<ReturnType<AuthorizationServer['engine']>>;
 
 
 export interface OauthConsentDeps {
@@ -33,6 +34,16 @@ export interface OauthConsentDeps {
  * the person's role there allows, records it in `oauth_grants`, and hands the engine the result;
  * its `redirect_to` continues the flow in the browser.
  */
+interface ConsentView {
+  asked: string[];
+  askedOpenId: string[];
+  client: { id: string; name: string; registered_by: { organization_id: string; organization_name: string } | null };
+  redirect_uri: string;
+  scopes: string[];
+  offline_access: boolean;
+  resource: string;
+}
+
 export function createOauthConsent(deps: OauthConsentDeps) {
   const { server, db } = deps;
 
@@ -58,26 +69,56 @@ export function createOauthConsent(deps: OauthConsentDeps) {
     // No platform scope asked for: the app gets what it was registered for.
     const scopes = (askedPlatform.length > 0 ? askedPlatform : [...registered]).filter((s) => registered.has(s));
     const grantTypes = (JSON.parse(client.metadata) as { grant_types?: string[] }).grant_types ?? [];
-    return {
-      engine,
-      details,
-      view: {
-        asked: askedPlatform,
-        askedOpenId: asked.filter((s) => s === 'openid'),
-        // Who registered the app: the person sees whether it comes from their own organization.
-        client: { id: clientId, name: client.name, registered_by: client.org_id === null ? null : { organization_id: client.org_id, organization_name: client.org_name ?? '' } },
-        redirect_uri: String(details.params.redirect_uri ?? ''),
-        scopes,
-        offline_access: grantTypes.includes('refresh_token'),
-        resource: String(details.params.resource ?? server.resources.api),
-      },
+    const view: ConsentView = {
+      asked: askedPlatform,
+      askedOpenId: asked.filter((s) => s === 'openid'),
+      // Who registered the app: the person sees whether it comes from their own organization.
+      client: { id: clientId, name: client.name, registered_by: client.org_id === null ? null : { organization_id: client.org_id, organization_name: client.org_name ?? '' } },
+      redirect_uri: String(details.params.redirect_uri ?? ''),
+      scopes,
+      offline_access: grantTypes.includes('refresh_token'),
+      resource: String(details.params.resource ?? server.resources.api),
     };
+    return { engine, details, view };
+  }
+
+  /**
+   * A consent the person gave before that covers this request: a grant of theirs to the same app
+   * for the same resource, still active here and in the engine, holding every scope the app would
+   * get in that organization now. Asking for more (or for another resource) finds none.
+   */
+  async function rememberedGrant(engine: Provider, userId: string, view: ConsentView): Promise<{ grantId: string; orgId: string } | undefined> {
+    const grants = await db.selectFrom('oauth_grants').select(['grant_id', 'org_id', 'scopes'])
+      .where('user_id', '=', userId).where('client_id', '=', view.client.id).where('resource', '=', view.resource).where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc').execute();
+    for (const grant of grants) {
+      const membership = await deps.organizations.get(grant.org_id, userId);
+      if (!membership) continue;
+      const held = new Set(grant.scopes.split(' '));
+      const wanted = view.scopes.filter((s) => ROLE_SCOPES[membership.role].has(s));
+      if (wanted.length === 0 || !wanted.every((s) => held.has(s))) continue;
+      const kept = await engine.Grant.find(grant.grant_id);
+      // Sign-in with this platform (openid) was allowed too, if the app asks for it now.
+      if (kept && view.askedOpenId.every((s) => kept.getOIDCScope().split(' ').includes(s))) return { grantId: grant.grant_id, orgId: grant.org_id };
+    }
+    return undefined;
   }
 
   return {
-    async details(req: Request, res: Response, _userId: string) {
-      const { asked: _asked, askedOpenId: _openId, ...view } = (await interaction(req, res)).view;
-      return view;
+    /** What the app asks for, and whether the person allowed as much before (the page then continues at once). */
+    async details(req: Request, res: Response, userId: string) {
+      const { engine, view } = await interaction(req, res);
+      const { asked: _asked, askedOpenId: _openId, ...shown } = view;
+      const remembered = await rememberedGrant(engine, userId, view);
+      return { ...shown, remembered_organization_id: remembered?.orgId ?? null };
+    },
+
+    /** Goes on with the consent the person gave before (details' `remembered_organization_id`); 409 when there is none to go on with. */
+    async continueRemembered(req: Request, res: Response, userId: string): Promise<string> {
+      const { engine, view } = await interaction(req, res);
+      const remembered = await rememberedGrant(engine, userId, view);
+      if (!remembered) throw new AppError('conflict', 'There is no earlier consent that covers what this app asks for now: answer with allow or deny.');
+      return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId: remembered.grantId } }, { mergeWithLastSubmission: false });
     },
 
     async allow(req: Request, res: Response, userId: string, organizationId: string | undefined, client: ClientInfo): Promise<string> {

@@ -53,6 +53,9 @@ export const OauthInteraction = Type.Object(
     scopes: Type.Array(Type.String(), { description: 'The platform scopes the app asks for (those it may ask for)' }),
     offline_access: Type.Boolean({ description: 'The app keeps access while the person is away (it is registered for refresh tokens)' }),
     resource: Type.String({ description: 'What the token will be for: the REST API (PUBLIC_URL/v1) or the MCP endpoint' }),
+    remembered_organization_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The person allowed as much before (same app, resource and scopes, for this organization): the page goes on at once with continueOauthInteraction',
+    }),
   },
   { $id: 'OauthInteraction', additionalProperties: false },
 );
@@ -92,6 +95,14 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox<{ consent: OauthC
     if (request.body.decision === 'deny') return { redirect_to: await consent.deny(request.raw, reply.raw) };
     return { redirect_to: await consent.allow(request.raw, reply.raw, auth.userId, request.body.organization_id, clientOf(request)) };
   });
+
+  app.post('/oauth/interaction/:uid/continue', {
+    config: { auth: 'session', budget: 'exempt', stepUp: 'never' }, // gives nothing new: the app gets what the person allowed before
+    schema: {
+      tags, operationId: 'continueOauthInteraction', summary: 'Go on with the consent the person gave before (when the details name a remembered organization)',
+      params: InteractionParams, response: { 200: Type.Object({ redirect_to: Type.String() }, { additionalProperties: false }), ...problemResponses([404, 409]) },
+    },
+  }, async (request, reply) => ({ redirect_to: await consent.continueRemembered(request.raw, reply.raw, requireAuth(request).userId) }));
 };
 
 

@@ -49,8 +49,19 @@ export function oauthJourney(ctx: GetContext): void {
       await owner.api.call('decideOauthInteraction', { token, path: { uid }, json: { decision: 'allow' } }, 404);
       const malformed = await owner.api.callInvalid('getOauthInteraction', { token, path: { uid: 'not a uid!' } }, 400);
       expect(malformed.body.code).toBe('validation_failed');
+      expect(details.body.remembered_organization_id).toBeNull();
+      const nothingToContinue = await owner.api.call('continueOauthInteraction', { token, path: { uid }, headers: { cookie } }, 409);
+      expect(nothingToContinue.body.code).toBe('conflict');
       const decided = await owner.api.call('decideOauthInteraction', { token, path: { uid }, headers: { cookie }, json: { decision: 'allow' } }, 200);
       expect(decided.body.redirect_to).toContain(`/oauth/authorize/${uid}`);
+
+      // The same app asking for as much again: the consent is remembered, and the page goes on without asking.
+      const again = await beginAuthorization(ctx().stack.server.base, publicApp.id);
+      const remembered = await owner.api.call('getOauthInteraction', { token, path: { uid: again.uid }, headers: { cookie: again.cookie } }, 200);
+      expect(remembered.body.remembered_organization_id).toEqual(expect.stringMatching(/^org_/));
+      await owner.api.call('continueOauthInteraction', { token, path: { uid: again.uid } }, 404);
+      const continued = await owner.api.call('continueOauthInteraction', { token, path: { uid: again.uid }, headers: { cookie: again.cookie } }, 200);
+      expect(continued.body.redirect_to).toContain(`/oauth/authorize/${again.uid}`);
 
       const connected = await owner.api.call('listConnectedApps', { token }, 200);
       expect(connected.body.data).toMatchObject([{ client: { id: publicApp.id }, scopes: ['agents:read'] }]);

@@ -105,6 +105,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   revokeConnectedApp: 'session',
   getOauthInteraction: 'session',
   decideOauthInteraction: 'session',
+  continueOauthInteraction: 'session',
 };
 
 /**
@@ -123,7 +124,7 @@ export const BUDGET_EXEMPT = new Set([
   'listOrganizationMembers', 'updateOrganizationMember', 'removeOrganizationMember',
   'createOrganizationInvitation', 'listOrganizationInvitations', 'revokeOrganizationInvitation', 'acceptInvitation',
   'adminGetOrganization', 'adminUpdateOrganization', 'adminGetUser', 'adminListUserSecurityEvents',
-  'createOauthApp', 'listOauthApps', 'deleteOauthApp', 'rotateOauthAppSecret', 'listConnectedApps', 'revokeConnectedApp', 'getOauthInteraction', 'decideOauthInteraction',
+  'createOauthApp', 'listOauthApps', 'deleteOauthApp', 'rotateOauthAppSecret', 'listConnectedApps', 'revokeConnectedApp', 'getOauthInteraction', 'decideOauthInteraction', 'continueOauthInteraction',
 ]);
 
 /**
