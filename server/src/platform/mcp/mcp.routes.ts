@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { authorizationFailure } from '../../access/index.js';
 import { actingOrgId, requireAuth, requireOrganization } from '../../http/caller.js';
 import { requireAccount } from '../../identity/index.js';
-import type { McpHandler } from './mcp-server.js';
+import type { McpHandler } from './mcp.module.js';
 
 /** The request headers the MCP transport reads; the rest stay with Fastify. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'] as const;
