@@ -10,6 +10,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
 import { freePort } from './free-port.js';
+import { answerInBrowser, browser as sharedBrowser } from './oauth-browser.js';
 import { createTestApp, limiterUsesRealTime, STRONG_PASSWORD, type TestApp } from './harness.js';
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
@@ -193,6 +194,34 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(claims.aud).toBe(`${base}/v1/mcp`);
     const refused = await fetch(`${base}/v1/agents`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(refused.status).toBe(401);
+  });
+
+  it('asks the dashboard who is signed in at every authorization: one browser, two people in turn, each answers for themselves', async () => {
+    const go = sharedBrowser();
+    const authorizeUrl = async () => {
+      const url = new URL(as.authorization_endpoint!);
+      url.search = new URLSearchParams({
+        client_id: publicClient.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'agents:read', state: 'two-people',
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256',
+      }).toString();
+      return url.toString();
+    };
+    const asPerson = (token: string) => async (uid: string, decision: 'allow' | 'deny') => {
+      const answered = await go(`${base}/oauth/interaction/${uid}/decision`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision }) });
+      expect(answered.status, await answered.clone().text()).toBe(200);
+      return answered.json() as Promise<{ redirect_to: string }>;
+    };
+    const first = await t.signUp();
+    const second = await t.signUp();
+    for (const person of [first, second, first]) {
+      // The engine's own session from the answer before (another person's, at the second turn) neither skips the consent step nor stands in the way.
+      const begun = await go(await authorizeUrl());
+      expect(new URL(begun.headers.get('location')!, base).pathname).toMatch(/^\/oauth\/interaction\//);
+      const landed = await answerInBrowser({ base, go, url: begun.headers.get('location')!, decision: 'allow', decide: asPerson(person.tokens.access_token) });
+      expect(new URL(landed).searchParams.get('code')).toEqual(expect.any(String));
+    }
+    const grantsOf = async (token: string) => (await (await fetch(`${base}/v1/users/me/connected-apps`, { headers: { authorization: `Bearer ${token}` } })).json() as { data: unknown[] }).data.length;
+    expect([await grantsOf(first.tokens.access_token), await grantsOf(second.tokens.access_token)]).toEqual([2, 1]);
   });
 
   it('rotates refresh tokens; a reused one is invalid_grant and ends the grant', async () => {

@@ -81,4 +81,42 @@ describe.runIf(twoInstancesAvailable)('OAuth across two instances on PostgreSQL 
     expect(refreshed.status).toBe(400);
     expect((await refreshed.json() as { error: string }).error).toBe('invalid_grant');
   });
+
+  it('a grant for the MCP endpoint ended on one instance is refused by the MCP endpoint of the other at once', async () => {
+    const person = await signUp();
+    const app = await (await postJson(a.base, '/v1/oauth-apps', { name: 'Two places, MCP', type: 'public', redirect_uris: [REDIRECT], scopes: ['agents:read'] }, person)).json() as { id: string };
+    const { issuer } = await (await fetch(`${a.base}/.well-known/oauth-authorization-server`)).json() as { issuer: string };
+    const resource = `${issuer}/v1/mcp`;
+    const verifier = randomBytes(32).toString('base64url');
+    const query = new URLSearchParams({
+      client_id: app.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'agents:read', state: 's2', resource,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    });
+    const begun = await browse(`${b.base}/oauth/authorize?${query}`);
+    const decided = await browse(`${on(a, begun.headers.get('location')!)}/decision`, { method: 'POST', headers: { authorization: `Bearer ${person}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'allow' }) });
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const resumed = await browse(on(b, (await decided.json() as { redirect_to: string }).redirect_to));
+    expect(resumed.status, (await resumed.clone().text()).replace(/<style[\s\S]*?<\/style>/, "").slice(0, 1500)).toBe(303);
+    const code = new URL(resumed.headers.get('location')!).searchParams.get('code')!;
+    const exchanged = await fetch(`${a.base}/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: app.id, grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, resource }),
+    });
+    expect(exchanged.status, await exchanged.clone().text()).toBe(200);
+    const { access_token: token } = await exchanged.json() as { access_token: string };
+
+    const listTools = () => fetch(`${b.base}/v1/mcp`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    }).then((r) => r.status);
+    expect(await listTools()).toBe(200); // now cached on B
+    expect((await fetch(`${a.base}/v1/agents`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401); // not for the REST API
+    const grants = await (await fetch(`${a.base}/v1/users/me/connected-apps`, { headers: { authorization: `Bearer ${person}` } })).json() as { data: Array<{ id: string }> };
+    expect((await fetch(`${a.base}/v1/users/me/connected-apps/${grants.data[0]!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${person}` } })).status).toBe(204);
+    const started = Date.now();
+    let status = await listTools();
+    while (status === 200 && Date.now() - started < 1_000) status = await listTools();
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
 });

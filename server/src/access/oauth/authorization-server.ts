@@ -102,7 +102,21 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     ctx.body = oauthPage(page.title, page.body);
   }
 
-  function build({ default: Engine, errors }: typeof import('oidc-provider')): Provider {
+  /**
+   * The engine's prompts, with one check more: every authorization comes to the consent step,
+   * where the dashboard's session says who is signed in (and a consent given before goes on at
+   * once). Left to itself, the engine would skip the step while its own login session lasts in
+   * this browser, which outlives a sign-out of the dashboard.
+   */
+  function prompts({ interactionPolicy: { base, Check } }: typeof import('oidc-provider')) {
+    const policy = base();
+    policy.get('login')!.checks.add(new Check('gatehouse_session', 'Gatehouse checks who is signed in at every authorization', (ctx) =>
+      (ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT)), 0);
+    return policy;
+  }
+
+  function build(engineModule: typeof import('oidc-provider')): Provider {
+    const { default: Engine, errors } = engineModule;
     const { kid, privateKey } = deps.keyRing.current();
     // Every instance derives the same cookie key from the shared signing key, so a flow's cookies
     // open on whichever instance the browser reaches next.
@@ -149,7 +163,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       // OAuth 2.1 style: an app registered for refresh tokens gets one (the consent page says so),
       // without OpenID's offline_access + prompt=consent ritual, which MCP clients do not perform.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-      interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+      interactions: { policy: prompts(engineModule), url: (_ctx, interaction) => interactionPath(interaction.uid) },
       // A refusal shown to a person's browser (a bad authorization request, an expired flow):
       // Gatehouse's own page under its static CSP, not the engine's (which loads a web font).
       renderError: (ctx, out) => {

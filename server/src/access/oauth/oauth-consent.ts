@@ -15,6 +15,7 @@ import type { AuthorizationServer } from './authorization-server.js';
 type Request = IncomingMessage;
 type Response = ServerResponse;
 type Provider = Awaited<ReturnType<AuthorizationServer['engine']>>;
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 
 export interface OauthConsentDeps {
@@ -83,6 +84,25 @@ export function createOauthConsent(deps: OauthConsentDeps) {
   }
 
   /**
+   * The engine's own login session plays no part: who is signed in is the dashboard's session,
+   * checked on every answer. A session the engine kept from an earlier answer in this browser
+   * (perhaps another person's) is ended before this answer is given, so the engine neither acts
+   * on it nor asks to sign that person out first.
+   */
+  async function forgetEngineSession(engine: Provider, details: Details): Promise<void> {
+    if (!details.session) return;
+    if (details.session.uid) await (await engine.Session.findByUid(details.session.uid))?.destroy();
+    delete details.session;
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+  }
+
+  /** Hands the engine the answer, on an interaction freed of any earlier engine session. */
+  async function answer(req: Request, res: Response, engine: Provider, details: Details, result: Parameters<Provider['interactionResult']>[2]): Promise<string> {
+    await forgetEngineSession(engine, details);
+    return engine.interactionResult(req, res, result, { mergeWithLastSubmission: false });
+  }
+
+  /**
    * A consent the person gave before that covers this request: a grant of theirs to the same app
    * for the same resource, still active here and in the engine, holding every scope the app would
    * get in that organization now. Asking for more (or for another resource) finds none.
@@ -115,14 +135,14 @@ export function createOauthConsent(deps: OauthConsentDeps) {
 
     /** Goes on with the consent the person gave before (details' `remembered_organization_id`); 409 when there is none to go on with. */
     async continueRemembered(req: Request, res: Response, userId: string): Promise<string> {
-      const { engine, view } = await interaction(req, res);
+      const { engine, details, view } = await interaction(req, res);
       const remembered = await rememberedGrant(engine, userId, view);
       if (!remembered) throw new AppError('conflict', 'There is no earlier consent that covers what this app asks for now: answer with allow or deny.');
-      return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId: remembered.grantId } }, { mergeWithLastSubmission: false });
+      return answer(req, res, engine, details, { login: { accountId: userId }, consent: { grantId: remembered.grantId } });
     },
 
     async allow(req: Request, res: Response, userId: string, organizationId: string | undefined, client: ClientInfo): Promise<string> {
-      const { engine, view } = await interaction(req, res);
+      const { engine, details, view } = await interaction(req, res);
       const account = await deps.accounts.get(userId);
       if (!account) throw new AppError('not_found', 'No such account.');
       const orgId = organizationId ?? account.personal_org_id;
@@ -153,12 +173,12 @@ export function createOauthConsent(deps: OauthConsentDeps) {
       });
       deps.onEvent(recorded);
       await deps.securityLog.record(userId, 'app_connected', client, { client_id: view.client.id, client_name: view.client.name, organization_id: orgId, scopes });
-      return engine.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      return answer(req, res, engine, details, { login: { accountId: userId }, consent: { grantId } });
     },
 
     async deny(req: Request, res: Response): Promise<string> {
-      const { engine } = await interaction(req, res);
-      return engine.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow this app.' }, { mergeWithLastSubmission: false });
+      const { engine, details } = await interaction(req, res);
+      return answer(req, res, engine, details, { error: 'access_denied', error_description: 'The person did not allow this app.' });
     },
   };
 }
