@@ -13,7 +13,7 @@ import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
 import { createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
-import { createAdminService, createAuthorizationServer, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
+import { createAdminService, createAuthorizationServer, createClientMetadataDocuments, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
 import { createAgentsService, createChatsService, createMcpHandler, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type McpHandler, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
 import { SERVICE_VERSION } from './kernel/version.js';
 import { createEventRetention } from './kernel/events/event-retention.js';
@@ -240,6 +240,12 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const oauthServer = createAuthorizationServer({
       db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError, attempts,
       trustProxy: config.trustProxy, onGrantRevoked: oauthGrants.endGrant,
+      ...(config.oauthDynamicClientRegistration ? {
+        clientDocuments: {
+          allowPrivate: config.webhookAllowPrivate,
+          load: createClientMetadataDocuments({ db: database.db, clock, allowPrivate: config.webhookAllowPrivate, warn: (detail, message) => overrides.logger?.warn(detail, message) }).load,
+        },
+      } : {}),
       errorPage: (problem) => ({ html: problemPageHtml(problem, config.publicUrl), contentSecurityPolicy: STATIC_PAGE_CSP }),
     });
     oauthServer.sweep.start();

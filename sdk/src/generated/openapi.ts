@@ -14991,6 +14991,8 @@ export interface operations {
                         device_authorization_endpoint: string;
                         /** @description Present while OAUTH_DYNAMIC_CLIENT_REGISTRATION=true */
                         registration_endpoint?: string;
+                        /** @description A client_id may be the https URL of its metadata document (while OAUTH_DYNAMIC_CLIENT_REGISTRATION=true) */
+                        client_id_metadata_document_supported?: boolean;
                         jwks_uri: string;
                         response_types_supported: string[];
                         response_modes_supported: string[];

@@ -20,6 +20,7 @@ export { createApiKeysService } from './api-keys/api-keys.service.js';
 export type { ApiKeysService } from './api-keys/api-keys.service.js';
 export { ORGANIZATION_HEADER } from './caller/acting-organization.js';
 export { createAuthorizationServer, OAUTH_ROUTES } from './oauth/authorization-server.js';
+export { createClientMetadataDocuments } from './oauth/client-metadata-documents.js';
 export type { AuthorizationServer } from './oauth/authorization-server.js';
 export { createOauthApps } from './oauth/oauth-apps.js';
 export type { OauthApps } from './oauth/oauth-apps.js';

@@ -75,6 +75,8 @@ function ConsentForm({ uid, details }: { uid: string; details: OauthInteraction 
   const deny = useAction(async () => leave((await gatehouse.oauth.decide(uid, { decision: 'deny' })).redirect_to));
   const busy = allow.busy || deny.busy;
   const owner = details.client.registered_by;
+  // A client_id that is the URL of the app's metadata document: the site that describes it.
+  const publishedAt = /^https?:\/\//.test(details.client.id) ? new URL(details.client.id).host : null;
   const forMcp = details.resource.endsWith('/v1/mcp');
   return (
     <section class="card consent" aria-labelledby="consent-title">
@@ -82,7 +84,13 @@ function ConsentForm({ uid, details }: { uid: string; details: OauthInteraction 
         <strong>{details.client.name}</strong> wants to act for you
       </h2>
       <p class="hint">
-        {owner ? <>Registered by the organization {owner.organization_name}.</> : <>Registered by the app itself: no organization vouches for it. Allow it only if you started this from an app you trust.</>}
+        {owner ? (
+          <>Registered by the organization {owner.organization_name}.</>
+        ) : publishedAt ? (
+          <>Described by its own page at {publishedAt}: no organization vouches for it. Allow it only if you started this from an app you trust.</>
+        ) : (
+          <>Registered by the app itself: no organization vouches for it. Allow it only if you started this from an app you trust.</>
+        )}
       </p>
       <p>
         Signed in as <strong>{me?.email}</strong>. It will be able to:

@@ -8,6 +8,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import { sha256Hex } from '../../kernel/opaque-tokens.js';
 import { USER_SCOPES } from '../../kernel/access-terms/scopes.js';
+import type { ClientMetadataDocuments } from './client-metadata-documents.js';
 import { oauthClientsAdapter } from './oauth-clients.js';
 import { devicePages, OAUTH_PAGE_CSP, oauthPage } from './oauth-pages.js';
 import { oauthRecordsAdapter, oauthRecordsSweep } from './oauth-records.js';
@@ -72,6 +73,8 @@ export interface AuthorizationServerDeps {
   onGrantRevoked: (grantId: string) => Promise<unknown>;
   /** Counts device polls (slow_down). */
   attempts: Pick<AttemptLimiter, 'take'>;
+  /** Client ID Metadata Documents, while apps may register themselves (absent: client_ids are registered ones only). */
+  clientDocuments?: { load: ClientMetadataDocuments['load']; allowPrivate: boolean };
   /** The page a person's browser gets for a refusal (the wiring hands over http/problem-page.ts's), with its CSP. */
   errorPage: (problem: { title: string; detail: string; code: string; status: number; request_id: string }) => { html: string; contentSecurityPolicy: string };
 }
@@ -91,7 +94,7 @@ export interface AuthorizationServer {
 export function createAuthorizationServer(deps: AuthorizationServerDeps): AuthorizationServer {
   const resources = oauthResources(deps.publicUrl);
   const Records = oauthRecordsAdapter(deps.db, deps.clock, deps.secret, deps.onGrantRevoked);
-  const Clients = oauthClientsAdapter(deps.db, deps.secret);
+  const Clients = oauthClientsAdapter(deps.db, deps.secret, deps.clientDocuments);
   let built: { kid: string; provider: Provider } | undefined;
 
   let engineModule: Promise<typeof import('oidc-provider')> | undefined;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Database } from '../../kernel/db/schema.js';
 import { secretSealer } from '../../kernel/sealed-secrets.js';
+import { isClientIdUrl, type ClientMetadataDocuments } from './client-metadata-documents.js';
 
 /** A confidential app's secret at rest: the engine compares it in plain, so it is sealed, not hashed. */
 export const clientSecrets = secretSealer({ kind: 'OAuth client secret', purpose: 'oauth-client-secrets v1', plainMarker: 'plain:' });
@@ -11,14 +12,17 @@ export const clientSecrets = secretSealer({ kind: 'OAuth client secret', purpose
  * oidc-provider validates (redirect URIs, grant types, how the app authenticates). Which scopes
  * an app may ask for is Gatehouse's (`scopes`), checked at consent.
  */
-export function oauthClientsAdapter(db: Kysely<Database>, secret: string | undefined) {
+export function oauthClientsAdapter(db: Kysely<Database>, secret: string | undefined, documents: { load: ClientMetadataDocuments['load']; allowPrivate: boolean } | undefined) {
   return class OauthClients implements Adapter {
     constructor(readonly model: string) {}
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const row = await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', id).executeTakeFirst();
+      // A client_id that is the URL of its metadata document (while apps may register themselves).
+      const row = documents && isClientIdUrl(id, documents.allowPrivate)
+        ? await documents.load(id)
+        : await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', id).executeTakeFirst();
       if (!row) return undefined;
-      const metadata = JSON.parse(row.metadata) as AdapterPayload;
+      const { fetched_at: _fetched, fresh_until: _fresh, ...metadata } = JSON.parse(row.metadata) as AdapterPayload;
       return {
         ...metadata,
         client_id: row.client_id,

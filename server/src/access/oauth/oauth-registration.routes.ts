@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { problemResponses, StringEnum } from '../../http/schemas.js';
 import { AppError } from '../../kernel/errors.js';
-import { checkRedirectUri, REGISTRABLE_GRANT_TYPES, type OauthApps } from './oauth-apps.js';
+import { REGISTRABLE_GRANT_TYPES, type OauthApps } from './oauth-apps.js';
+import { checkRedirectUri } from './redirect-uris.js';
 import { OAUTH_ROUTES } from './authorization-server.js';
 
 /**
