@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './free-port.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { authorizeWithCode, insecure } from './oauth-flow.js';
+import { openSse } from './sse-client.js';
 
 const REDIRECT = 'http://127.0.0.1:4999/callback';
 const WRITE_SCOPES = 'agents:read agents:write chats:read chats:write';
@@ -148,6 +149,18 @@ describe('the MCP server at /v1/mcp', () => {
       ['oauth.grant.created', { id: grant!.id, user_id: person.id, client_id: client.client_id, client_name: 'Desk Assistant', scopes: ['agents:read'], resource: mcpUrl }],
       ['oauth.grant.revoked', { id: grant!.id, user_id: person.id, client_id: client.client_id, reason: 'revoked' }],
     ]);
+  });
+
+  it("closes an app's live stream at once when the person ends its grant", async () => {
+    const person = await t.signUp();
+    const token = await mcpToken(person.tokens.access_token, 'chats:read', `${base}/v1`);
+    const stream = await openSse(`${base}/v1/events/stream`, { authorization: `Bearer ${token}` });
+    expect(stream.status).toBe(200);
+    const [grant] = await call('/v1/users/me/connected-apps', person.tokens.access_token).then((r) => r.json() as Promise<{ data: { id: string }[] }>).then((b) => b.data);
+    const revokedAt = Date.now();
+    await fetch(`${base}/v1/users/me/connected-apps/${grant!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${person.tokens.access_token}` } });
+    expect((await stream.ended) - revokedAt).toBeLessThan(1_000);
+    expect(stream.events.at(-1)).toMatchObject({ event: 'stream.closed', data: { reason: 'credential_revoked' } });
   });
 
   it('spends one request of the budget per call, and serves no stream or session (GET and DELETE are 405)', async () => {
