@@ -190,7 +190,7 @@ describe.skipIf(skipJourneys)('dashboard journey: apps acting for people (Chromi
           tokens = await poll();
         } catch (error) {
           expect(error).toMatchObject({ error: 'slow_down' });
-          await new Promise((resolve) => setTimeout(resolve, 1_000 * started.interval));
+          await new Promise((resolve) => setTimeout(resolve, 1_000 * (started.interval ?? 5)));
         }
       }
       expect(tokens!.scope).toBe('agents:read');

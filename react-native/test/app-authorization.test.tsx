@@ -78,7 +78,7 @@ it('useDeviceAuthorization shows a code, polls while the person allows elsewhere
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
   const confirmed = await who.go(device.verificationUri, {
     method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ xsrf: field('xsrf'), user_code: field('user_code'), confirm: 'yes' }),
+    body: new URLSearchParams({ xsrf: field('xsrf'), user_code: field('user_code'), confirm: 'yes' }).toString(),
   });
   const end = await answerInBrowser({ base: SERVER, go: who.go, url: confirmed.headers.get('location')!, decision: 'allow', decide: (uid, answer) => who.gh.oauth.decide(uid, { decision: answer }) });
   expect(end).toContain('Device connected');
