@@ -2,6 +2,7 @@ import { createGatehouse, type Gatehouse, type GatehouseOptions, type TokenStore
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { AppState } from 'react-native';
 import type { BackoffOptions } from './backoff.js';
+import { availableRandomBytes } from './random-bytes.js';
 import { secureStoreTokenStore } from './secure-store.js';
 import { createSessionController, type AppStateLike, type SessionController } from './session-controller.js';
 import { withUserCache, type SessionStorage } from './storage.js';
@@ -50,6 +51,8 @@ export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appStat
     const storage = withUserCache(tokenStore ?? secureStoreTokenStore());
     let controller: SessionController | undefined;
     const client = createGatehouse({
+      // Hermes has no crypto.randomUUID: creating calls keep their Idempotency-Key (and stay safe to retry) with expo-crypto's bytes.
+      randomBytes: availableRandomBytes(),
       ...options,
       baseUrl,
       tokenStore: storage,

@@ -13,3 +13,12 @@ export function platformRandomBytes(): RandomBytes | undefined {
     throw new Error('Signing in needs random bytes: npx expo install expo-crypto (or pass randomBytes)');
   }
 }
+
+/** The same, without the error: undefined where neither Web Crypto nor expo-crypto is there (the SDK then sends no Idempotency-Key). */
+export function availableRandomBytes(): RandomBytes | undefined {
+  try {
+    return platformRandomBytes();
+  } catch {
+    return undefined;
+  }
+}

@@ -4,6 +4,7 @@
  */
 import { createCall, type CoreConfig, type RequestOptions } from './core.js';
 import { send, normalizeBaseUrl, type FetchLike } from './http.js';
+import type { RandomBytes } from './pkce.js';
 import { accountResource } from './resources/account.js';
 import { adminResource } from './resources/admin.js';
 import { agentsResource } from './resources/agents.js';
@@ -50,6 +51,11 @@ export interface GatehouseOptions {
   onSessionChange?: (session: StoredSession | null) => void;
   /** The clock used for token expiry (epoch ms). Default Date.now; tests pass a fake one. */
   now?: () => number;
+  /**
+   * Random bytes where the runtime has no Web Crypto (Hermes: expo-crypto's getRandomBytes, which
+   * @gatehouse/react-native passes): the Idempotency-Key of creating calls, PKCE for provider sign-in.
+   */
+  randomBytes?: RandomBytes;
 }
 
 export function createGatehouse(options: GatehouseOptions) {
@@ -78,7 +84,7 @@ export function createGatehouse(options: GatehouseOptions) {
     },
   });
   let organization = checkOrganization(options.organization ?? null);
-  const core: CoreConfig = { http, sessions, apiKey: options.apiKey, organization: () => organization, timeoutMs, retry };
+  const core: CoreConfig = { http, sessions, apiKey: options.apiKey, organization: () => organization, timeoutMs, retry, randomBytes: options.randomBytes };
   const call = createCall(core);
   const stream: OpenStream = (request) => openStream({ ...core, hasOwnFetch: options.fetch !== undefined }, request);
 

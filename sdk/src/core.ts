@@ -6,6 +6,7 @@
 import { isGatehouseError } from './errors.js';
 import { send, type HttpConfig, type HttpRequest } from './http.js';
 import { newIdempotencyKey } from './idempotency.js';
+import type { RandomBytes } from './pkce.js';
 import type { OperationId, QueryParams, RequestBody, Success } from './operations.js';
 import type { RetryPolicy } from './retry.js';
 import { ROUTES } from './routes.js';
@@ -43,6 +44,8 @@ export interface CoreConfig {
   organization: () => string | null;
   timeoutMs: number;
   retry: RetryPolicy;
+  /** The client's own random bytes, where the runtime has no Web Crypto (GatehouseOptions.randomBytes). */
+  randomBytes?: RandomBytes | undefined;
 }
 
 /** The header an access token names the organization it acts for with. */
@@ -100,7 +103,7 @@ export function createCall(config: CoreConfig): Call {
     const [method, template] = route.at;
     const headers: Record<string, string> = { ...options.headers };
     if (route.idempotent) {
-      const key = options.idempotencyKey ?? newIdempotencyKey();
+      const key = options.idempotencyKey ?? newIdempotencyKey(config.randomBytes);
       if (key) headers['idempotency-key'] = key;
     }
     const request: HttpRequest = { method, path: fillPath(template, input.params), query: input.query, body: input.body, headers };
