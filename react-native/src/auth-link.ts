@@ -1,18 +1,21 @@
 /**
- * The links Gatehouse mails (with APP_LINK_URL set, they open the app): verify-email and
- * reset-password, each carrying a single-use `token`. Parsed by hand rather than with `URL`,
+ * The links Gatehouse mails (with APP_LINK_URL set, they open the app): verify-email,
+ * reset-password and accept-invitation, each carrying a single-use `token`. Parsed by hand rather than with `URL`,
  * whose React Native implementation does not read custom schemes' queries everywhere.
  */
-import type { Gatehouse } from '@gatehouse/sdk';
+import type { Gatehouse, Organization, Schemas } from '@gatehouse/sdk';
 
-export type AuthLink = { kind: 'verify-email'; token: string } | { kind: 'reset-password'; token: string };
+const PAGES = ['verify-email', 'reset-password', 'accept-invitation'] as const;
+type Page = (typeof PAGES)[number];
+
+export type AuthLink = { kind: Page; token: string };
 
 /** The auth link in `url`, or null when it is some other link of the app. */
 export function parseAuthLink(url: string): AuthLink | null {
   const match = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/[^/?#]*)?([^?#]*)(?:\?([^#]*))?/.exec(url.trim());
   if (!match) return null;
   const page = (match[1] ?? '').replace(/\/+$/, '').split('/').pop();
-  if (page !== 'verify-email' && page !== 'reset-password') return null;
+  if (!(PAGES as readonly (string | undefined)[]).includes(page)) return null;
   let token: string | undefined;
   for (const pair of (match[2] ?? '').split('&')) {
     const at = pair.indexOf('=');
@@ -25,12 +28,14 @@ export function parseAuthLink(url: string): AuthLink | null {
       }
     }
   }
-  return token ? { kind: page, token } : null;
+  return token ? { kind: page as Page, token } : null;
 }
 
 export type AuthLinkResult =
   | { kind: 'email-verified' }
   | { kind: 'reset-password'; token: string; complete(password: string, options?: { revokeApiKeys?: boolean }): Promise<void> }
+  /** An invitation: what it is for (before signing in), and `accept()` once signed in with the address it was sent to. */
+  | { kind: 'invitation'; token: string; preview: Schemas['InvitationPreview']; accept(): Promise<Organization> }
   | { kind: 'not-an-auth-link' };
 
 /**
@@ -38,8 +43,10 @@ export type AuthLinkResult =
  * and so with its session (a change of email's link is confirmed only by the account's owner
  * signed in: signed out it is refused with `authentication_required` and stays usable); a reset link
  * gives back `complete(newPassword)` for the screen that asks for it; it revokes the account's API keys too
- * unless `revokeApiKeys: false` (a reset usually follows a compromise, as the dashboard assumes). Server refusals (a used or
- * expired link) are thrown as GatehouseError (`invalid_token`).
+ * unless `revokeApiKeys: false` (a reset usually follows a compromise, as the dashboard assumes); an
+ * invitation link gives back its preview (the organization, who invites, the role) and `accept()`,
+ * which joins once the person is signed in with the invited address. Server refusals (a used or
+ * expired link) are thrown as GatehouseError (`invalid_token`, `invalid_invitation`).
  */
 export async function handleAuthLink(client: Gatehouse, url: string): Promise<AuthLinkResult> {
   const link = parseAuthLink(url);
@@ -47,6 +54,10 @@ export async function handleAuthLink(client: Gatehouse, url: string): Promise<Au
   if (link.kind === 'verify-email') {
     await client.auth.verifyEmail({ token: link.token });
     return { kind: 'email-verified' };
+  }
+  if (link.kind === 'accept-invitation') {
+    const preview = await client.invitations.preview(link.token);
+    return { kind: 'invitation', token: link.token, preview, accept: () => client.invitations.accept(link.token) };
   }
   return {
     kind: 'reset-password',

@@ -3,7 +3,7 @@ import { createGatehouse } from '@gatehouse/sdk';
 import { act, render, waitFor } from '@testing-library/react-native';
 import { useEffect } from 'react';
 import { Text } from 'react-native';
-import { GatehouseProvider, useAgents, useOrganization, type ListState, type UseOrganization } from '../src/index.js';
+import { GatehouseProvider, handleAuthLink, useAgents, useOrganization, type ListState, type UseOrganization } from '../src/index.js';
 import { confirmEmail, mailedLink, returningUser, SERVER } from './helpers.js';
 
 function Capture<T>({ hook, onState }: { hook: () => T; onState: (state: T) => void }) {
@@ -72,5 +72,23 @@ describe('organization context', () => {
     expect(orgs!.current).toBe(team.id);
     await waitFor(() => expect(agents?.loading === false && agents.items.map((a) => a.name).join()).toBe('Crew agent'));
     expect(orgs!.items.find((o) => o.id === team.id)?.role).toBe('member');
+  });
+
+  it('opens an invitation link in the app: handleAuthLink names the organization and who invites, and accept() joins', async () => {
+    const owner = await returningUser('Owner Ada');
+    const invitee = await returningUser('Invitee');
+    await confirmEmail(invitee.email);
+    const ownerClient = createGatehouse({ baseUrl: SERVER, tokenStore: owner.storage });
+    const team = await ownerClient.organizations.create({ name: 'Harbour' });
+    await ownerClient.organizations.invitations.create(team.id, { email: invitee.email, role: 'viewer' });
+    const link = await mailedLink(invitee.email, 'accept-invitation');
+    expect(link.startsWith('gatehouse-example://auth/accept-invitation?token=')).toBe(true); // APP_LINK_URL: the mail opens the app
+
+    const client = createGatehouse({ baseUrl: SERVER, tokenStore: invitee.storage });
+    const opened = await handleAuthLink(client, link);
+    if (opened.kind !== 'invitation') throw new Error(`not an invitation: ${opened.kind}`);
+    expect(opened.preview).toEqual({ organization_name: 'Harbour', inviter_name: 'Owner Ada', role: 'viewer', expires_at: expect.any(String) });
+    expect(await opened.accept()).toMatchObject({ id: team.id, role: 'viewer' });
+    await expect(handleAuthLink(client, link)).rejects.toMatchObject({ code: 'invalid_invitation' });
   });
 });

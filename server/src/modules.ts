@@ -2,7 +2,7 @@
  * Every module app.ts registers, in order, with the named schemas its routes refer to ($ref) and
  * what each takes from the dependencies. A new module is one entry here.
  */
-import { oauthRegistrationRoutes, ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, discoveryDocuments, discoveryRoutes, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
+import { oauthRegistrationRoutes, ConnectedApp, OauthApp, connectedAppsRoutes, oauthAppsRoutes, OauthInteraction, oauthEngineRoutes, oauthInteractionRoutes, discoveryDocuments, discoveryRoutes, AdminOrganization, AdminUser, AdminUserDetail, ApiKey, AuditEvent, CreatedApiKey, CredentialVerification, Invitation, InvitationPreview, Member, Organization, Usage, UsageHistory, adminRoutes, apiKeysRoutes, organizationsRoutes, sessionCaller, usageRoutes, verificationRoutes } from './access/index.js';
 import type { TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -39,7 +39,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
   { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog, clock: d.clock }) },
-  { name: 'organizations', schemas: [Organization, Member, Invitation, AuditEvent], register: (v1, d) => v1.register(organizationsRoutes, { organizations: d.organizations, clock: d.clock }) },
+  { name: 'organizations', schemas: [Organization, Member, Invitation, InvitationPreview, AuditEvent], register: (v1, d) => v1.register(organizationsRoutes, { organizations: d.organizations, clock: d.clock }) },
   { name: 'oauth-apps', schemas: [OauthApp, ConnectedApp], register: async (v1, d) => {
     await v1.register(oauthAppsRoutes, { apps: d.oauth.apps });
     await v1.register(connectedAppsRoutes, { grants: d.oauth.grants });

@@ -920,6 +920,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a mailed invitation is for, before signing in: the organization's name, who invites, the role and the expiry (nothing else) */
+        get: operations["previewInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invitations/accept": {
         parameters: {
             query?: never;
@@ -2136,6 +2153,21 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            expires_at: string;
+        };
+        InvitationPreview: {
+            organization_name: string;
+            /** @description The name of whoever sent it (null: they gave none, or their account is gone) */
+            inviter_name: string | null;
+            /**
+             * @description viewer: reads; member: also creates and uses agents and chats; admin: also manages members, API keys and webhooks; owner: also deletes the organization and makes owners
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -8398,6 +8430,55 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query: {
+                /** @description The token of the mailed link (gthi_…) */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;

@@ -58,6 +58,7 @@ export const GENERATED_ROUTES = {
   listOrganizationInvitations: { at: ['GET', '/v1/organizations/{id}/invitations'], sessionOnly: true },
   createOrganizationInvitation: { at: ['POST', '/v1/organizations/{id}/invitations'], idempotent: true, sessionOnly: true },
   revokeOrganizationInvitation: { at: ['DELETE', '/v1/organizations/{id}/invitations/{invitation_id}'], sessionOnly: true },
+  previewInvitation: { at: ['GET', '/v1/invitations/preview'], public: true },
   acceptInvitation: { at: ['POST', '/v1/invitations/accept'], sessionOnly: true },
   listOauthApps: { at: ['GET', '/v1/oauth-apps'], sessionOnly: true },
   createOauthApp: { at: ['POST', '/v1/oauth-apps'], sessionOnly: true },

@@ -65,5 +65,7 @@ export function acceptInvitationResource(call: Call) {
      * email must be the invitation's, and confirmed.
      */
     accept: (token: string, options?: RequestOptions) => call('acceptInvitation', { body: { token } }, options),
+    /** Before signing in: the organization's name, who invites, the role and the expiry (a link that does not work is `invalid_invitation`). */
+    preview: (token: string, options?: RequestOptions) => call('previewInvitation', { query: { token } }, options),
   };
 }

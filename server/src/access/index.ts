@@ -48,7 +48,7 @@ export { lockOrganization, releaseCapacity, takeCapacity } from './organizations
 export type { Caps } from './organizations/organization-caps.js';
 export { createOrganizationsRepository, newOrganizationRow } from './organizations/organizations.repository.js';
 export type { OrganizationRow } from './organizations/organizations.repository.js';
-export { AuditEvent, Invitation, Member, Organization, organizationsRoutes } from './organizations/organizations.routes.js';
+export { AuditEvent, Invitation, InvitationPreview, Member, Organization, organizationsRoutes } from './organizations/organizations.routes.js';
 export { createOrganizationsService } from './organizations/organizations.service.js';
 export type { OrganizationsService } from './organizations/organizations.service.js';
 export { createPersonalOrganization } from './organizations/personal-organization.js';

@@ -15,6 +15,8 @@ export type { AccountEmailService } from './email/account-email.service.js';
 export { appLinksRoutes } from './email/app-links.routes.js';
 export { createEmailTokens } from './email/email-tokens.js';
 export type { EmailTokens } from './email/email-tokens.js';
+export { mailLinks } from './email/mail-links.js';
+export type { MailLinkTo } from './email/mail-links.js';
 export { invitationMail } from './email/mail-templates.js';
 export { removeSecondFactor } from './mfa/factor-removal.js';
 export { createMfaRepository } from './mfa/mfa.repository.js';

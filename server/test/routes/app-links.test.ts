@@ -32,7 +32,7 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
         applinks: {
           details: [{
             appIDs: ['ABCDE12345.com.example.chat', 'FGHIJ67890.com.example.chat.beta'],
-            components: [{ '/': '/verify-email', comment: 'a mailed Gatehouse link' }, { '/': '/reset-password', comment: 'a mailed Gatehouse link' }],
+            components: [{ '/': '/verify-email', comment: 'a mailed Gatehouse link' }, { '/': '/reset-password', comment: 'a mailed Gatehouse link' }, { '/': '/accept-invitation', comment: 'a mailed Gatehouse link' }],
           }],
         },
         webcredentials: { apps: ['ABCDE12345.com.example.chat', 'FGHIJ67890.com.example.chat.beta'] },
@@ -60,6 +60,21 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
       const reset = await inbox.waitFor(user.email, /Reset your password/);
       expect(reset.text).toMatch(/^myapp:\/\/auth\/reset-password\?token=gthp_/m);
     });
+
+    it('mails invitations into the app too, with the web page as a fallback', async () => {
+      const owner = await t.signUp();
+      const org = (await t.request({ method: 'POST', url: '/v1/organizations', headers: { authorization: `Bearer ${owner.tokens.access_token}` }, payload: { name: 'Acme' } })).json() as { id: string };
+      const invitee = `invitee.${Date.now()}@example.com`;
+      const invited = await t.request({ method: 'POST', url: `/v1/organizations/${org.id}/invitations`, headers: { authorization: `Bearer ${owner.tokens.access_token}` }, payload: { email: invitee, role: 'member' } });
+      expect(invited.statusCode).toBe(201);
+      const mail = await inbox.waitFor(invitee, /invited to join/);
+      const token = tokenFromMail(mail, 'accept-invitation');
+      expect(mail.text).toContain(`myapp://auth/accept-invitation?token=${encodeURIComponent(token)}`);
+      expect(mail.text).toContain(`If the app does not open: http://gatehouse.test/accept-invitation?token=${encodeURIComponent(token)}`);
+      // The app names the organization and who invites before anyone signs in.
+      const preview = await t.request({ method: 'GET', url: `/v1/invitations/preview?token=${encodeURIComponent(token)}` });
+      expect(preview.json()).toEqual({ organization_name: 'Acme', inviter_name: expect.any(String), role: 'member', expires_at: expect.any(String) });
+    });
   });
 
   describe('with an https universal-link base', () => {
@@ -75,7 +90,7 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
       expect(mail.text).toMatch(/^https:\/\/gatehouse\.test\/app\/verify-email\?token=gthv_/m);
       expect(mail.text).not.toContain('If the app does not open');
       const aasa = (await t.request({ method: 'GET', url: '/.well-known/apple-app-site-association' })).json();
-      expect(aasa.applinks.details[0].components.map((c: { '/': string }) => c['/'])).toEqual(['/app/verify-email', '/app/reset-password']);
+      expect(aasa.applinks.details[0].components.map((c: { '/': string }) => c['/'])).toEqual(['/app/verify-email', '/app/reset-password', '/app/accept-invitation']);
     });
   });
 

@@ -5,7 +5,7 @@ import { actingOrgId, requireAuth } from '../../http/caller.js';
 import type { Clock } from '../../kernel/clock.js';
 import { ListQuery, listOf, problemResponses } from '../../http/schemas.js';
 import { presentInvitation, presentOrganization } from './organizations.presenter.js';
-import { AcceptInvitationBody, InvitationParams, InviteBody, OrgParams } from './organizations.schemas.js';
+import { AcceptInvitationBody, InvitationParams, InvitationPreviewQuery, InviteBody, OrgParams } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
 import { actorOf, checkedId, CONFIG, TAGS } from './route-helpers.js';
 
@@ -51,6 +51,16 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
     await invitations.revoke(actorOf(request), orgId, checkedId('invitation', request.params.invitation_id, 'open invitation'));
     return reply.code(204).send(null);
   });
+
+  app.get('/invitations/preview', {
+    // Public, before anyone signs in: the link's token is the credential. Per-IP limited, like sign-in.
+    config: { publicLimit: 'invitation-preview' },
+    schema: {
+      tags, operationId: 'previewInvitation',
+      summary: "What a mailed invitation is for, before signing in: the organization's name, who invites, the role and the expiry (nothing else)",
+      querystring: InvitationPreviewQuery, response: { 200: Type.Ref('InvitationPreview'), ...problemResponses([400, 429]) },
+    },
+  }, async (request) => invitations.preview(request.query.token));
 
   app.post('/invitations/accept', {
     config: { ...config, stepUp: 'never' }, // joins with a mailed link to the account's confirmed address

@@ -72,7 +72,7 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
         const inviter = await trx.selectFrom('users').select(['name', 'email']).where('id', '=', actor.userId).executeTakeFirstOrThrow();
         return { row, org, inviter };
       });
-      const link = { href: `${deps.publicUrl}/accept-invitation?token=${encodeURIComponent(token)}` };
+      const link = deps.mailLink('accept-invitation', token);
       sendLater(() => deps.mailer.send(invitationMail(row.email, inviter.name || inviter.email, org.name, row.role, link)));
       return row;
     },
@@ -92,6 +92,21 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
         }
         await recordAudit(trx, clock, { orgId, actor, client: actor.client, action: 'invitation.revoked', targetId: invitationId });
       });
+    },
+
+    /**
+     * What an open invitation link is for, before anyone signs in (the app and the dashboard's
+     * page name the organization and who invites): the organization's name, the inviter's name,
+     * the role and the expiry, nothing else (not the address it was sent to). A link that does not
+     * work is 400 invalid_invitation, as accepting it would be.
+     */
+    async preview(token: string): Promise<{ organization_name: string; inviter_name: string | null; role: OrgRole; expires_at: string }> {
+      const invitation = token.startsWith(TOKEN_PREFIX) ? await createInvitationsRepository(db).findByTokenHash(sha256Hex(token)) : undefined;
+      assertOpen(invitation, clock.now());
+      const org = await db.selectFrom('organizations').select('name').where('id', '=', invitation.org_id).executeTakeFirst();
+      if (!org) throw invalid('This invitation link is not valid: check that it was copied whole.');
+      const inviter = invitation.invited_by === null ? undefined : await db.selectFrom('users').select('name').where('id', '=', invitation.invited_by).executeTakeFirst();
+      return { organization_name: org.name, inviter_name: inviter?.name || null, role: invitation.role as OrgRole, expires_at: invitation.expires_at };
     },
 
     /** The signed-in caller joins with the invitation's role; the Organization as they now see it. */

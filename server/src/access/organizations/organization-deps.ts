@@ -7,6 +7,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
+import type { MailLinkTo } from '../../identity/index.js';
 import type { OrganizationCache } from './organization-cache.js';
 
 /** Who acts, as the audit log records them. */
@@ -25,8 +26,8 @@ export interface OrganizationsDeps {
   /** Tells every instance to drop what it cached of an organization or a membership. */
   cache: Pick<OrganizationCache, 'changed' | 'membershipChanged'>;
   mailer: Mailer;
-  /** Invitation links point at PUBLIC_URL/accept-invitation (the dashboard). */
-  publicUrl: string;
+  /** The link an invitation mail carries: the dashboard's /accept-invitation, or the app's (APP_LINK_URL), as every mailed link. */
+  mailLink: MailLinkTo;
   attempts: AttemptLimiter;
   onEvent: OnEventsCommitted;
   onError: (error: unknown) => void;

@@ -12,7 +12,7 @@ import { OrganizationNameBody, OrgParams } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
 import { actorOf, CONFIG, TAGS } from './route-helpers.js';
 
-export { AuditEvent, Invitation, Member, Organization } from './organizations.schemas.js';
+export { AuditEvent, Invitation, InvitationPreview, Member, Organization } from './organizations.schemas.js';
 
 export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: OrganizationsService; clock: Clock }> = async (app, opts) => {
   const { organizations } = opts;

@@ -82,6 +82,21 @@ export const AcceptInvitationBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const InvitationPreviewQuery = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the mailed link (gthi_…)' }) },
+  { additionalProperties: false },
+);
+
+export const InvitationPreview = Type.Object(
+  {
+    organization_name: Type.String(),
+    inviter_name: Type.Union([Type.String(), Type.Null()], { description: 'The name of whoever sent it (null: they gave none, or their account is gone)' }),
+    role: RoleField,
+    expires_at: Timestamp,
+  },
+  { $id: 'InvitationPreview', additionalProperties: false },
+);
+
 export const OrgParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const MemberParams = Type.Object({ id: Type.String({ maxLength: 64 }), user_id: Type.String({ maxLength: 64 }) });
 export const InvitationParams = Type.Object({ id: Type.String({ maxLength: 64 }), invitation_id: Type.String({ maxLength: 64 }) });

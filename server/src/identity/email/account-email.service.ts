@@ -18,6 +18,7 @@ import { normalizeEmail, type UserRow } from '../users/users.repository.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
 import type { EmailTokens } from './email-tokens.js';
 import { createEmailChange, type EmailChanged, type LinkFollower } from './email-change.js';
+import { mailLinks } from './mail-links.js';
 import { accountRestoredMail, deletionCalledOffMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
@@ -45,18 +46,7 @@ export interface AccountEmailDeps {
 /** Address verification, change of address and password reset by mail. */
 export function createAccountEmailService(deps: AccountEmailDeps) {
   const { db, clock, mailer, tokens } = deps;
-  const pageLink = (base: string, page: string, token: string) => `${base}/${page}?token=${encodeURIComponent(token)}`;
-  /**
-   * The link a mail carries: to the app (APP_LINK_URL) when one is configured, else to the
-   * dashboard's page. An app's own scheme (myapp://) is not clickable in every mail client, so
-   * such a mail also carries the web page's link.
-   */
-  const link = (page: string, token: string): MailLink => {
-    const web = pageLink(deps.publicUrl, page, token);
-    if (!deps.appLinkUrl) return { href: web };
-    const app = pageLink(deps.appLinkUrl, page, token);
-    return /^https?:/.test(app) ? { href: app } : { href: app, fallback: web };
-  };
+  const link = mailLinks(deps);
   // Mail goes out after the answer: SMTP latency (or an outage) must not slow or fail the request.
   const sendLater = (send: () => Promise<void>) => void setImmediate(() => void send().catch(deps.onError));
 

@@ -58,6 +58,10 @@ export function organizationsJourney(ctx: GetContext): void {
       expect(pending.body.data.map((i: { id: string }) => i.id)).toEqual([invitation.body.id]);
       const token = tokenFromMail(await stack.inbox.waitFor(guest.email, /invited to join/), 'accept-invitation');
       expect(token).toMatch(/^gthi_/);
+      // Before anyone signs in, the link names the organization, who invites and the role: nothing else.
+      const preview = await guest.api.call('previewInvitation', { query: { token } }, 200);
+      expect(preview.body).toEqual({ organization_name: 'Acme Ltd', inviter_name: expect.any(String), role: 'member', expires_at: expect.any(String) });
+      expectProblem(await guest.api.call('previewInvitation', { query: { token: `gthi_${'A'.repeat(43)}` } }, 400), 'invalid_invitation');
 
       // Only its address may accept, once confirmed; the link works once.
       expectProblem(await intruder.api.call('acceptInvitation', { token: intruder.access, json: { token } }, 403), 'invitation_email_mismatch');
