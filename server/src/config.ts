@@ -80,6 +80,8 @@ export const Config = Type.Object({
   trustProxy: Type.Boolean(),
   corsOrigins: Type.Array(Type.String()),
   smtpUrl: Type.Optional(Type.String()),
+  /** PRODUCT_NAME: what the service's users know it as; every mail, the authenticator label and the pages say it. */
+  productName: Type.String(),
   mailFrom: Type.String(),
   webhookAllowPrivate: Type.Boolean(),
   /** OAUTH_DYNAMIC_CLIENT_REGISTRATION: anyone may register an OAuth app at /oauth/register (RFC 7591), as MCP clients do. */
@@ -286,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
   // Node silently swaps the two when the headers' is the longer; refuse that instead.
   if (headersTimeout > requestTimeout) throw new ConfigError('HEADERS_TIMEOUT', `must not exceed REQUEST_TIMEOUT (${requestTimeout}), got "${headersTimeout}"`);
   const publicUrl = readUrl(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  const productName = readProductName(env);
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -303,7 +306,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readBool(env, 'TRUST_PROXY'),
     corsOrigins: readCorsOrigins(env),
     smtpUrl,
-    mailFrom: env.MAIL_FROM || 'Gatehouse <no-reply@localhost>',
+    productName,
+    mailFrom: env.MAIL_FROM || `${productName} <no-reply@localhost>`,
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     oauthDynamicClientRegistration: readBool(env, 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'),
     webhookRetryDelays: delays.map((d) => Number(d.trim())),
@@ -322,8 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),
     accountDeletionGraceDays: readInt(env, 'ACCOUNT_DELETION_GRACE_DAYS', 30),
-    mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env) },
-    webauthn: readWebauthn(env, publicUrl),
+    mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env, productName) },
+    webauthn: readWebauthn(env, publicUrl, productName),
     oidcProviders: readOidcProviders(env),
     oidcRedirectUris: readOidcRedirectUris(env),
     metrics: readMetrics(env, port),
@@ -345,9 +349,17 @@ function readMetrics(env: Env, port: number): Config['metrics'] {
   return { port: metricsPort, host: env.METRICS_HOST || '127.0.0.1', token };
 }
 
+/** PRODUCT_NAME: what the service's users know it as (mails, pages, the authenticator's label). */
+function readProductName(env: Env): string {
+  const name = (env.PRODUCT_NAME ?? 'Gatehouse').trim();
+  // The same characters as TOTP_ISSUER, whose default it is (an otpauth:// label takes no colon).
+  if (!/^[\p{L}\p{N} ._-]{1,60}$/u.test(name)) throw new ConfigError('PRODUCT_NAME', 'must be 1 to 60 letters, digits, spaces, dots, dashes or underscores');
+  return name;
+}
+
 /** The name authenticator apps list the account under; it travels in otpauth:// URLs. */
-function readTotpIssuer(env: Env): string {
-  const issuer = env.TOTP_ISSUER ?? 'Gatehouse';
+function readTotpIssuer(env: Env, productName: string): string {
+  const issuer = env.TOTP_ISSUER ?? productName;
   if (!/^[\p{L}\p{N} ._-]{1,60}$/u.test(issuer)) throw new ConfigError('TOTP_ISSUER', 'must be 1 to 60 letters, digits, spaces, dots, dashes or underscores (no colon)');
   return issuer;
 }
@@ -356,9 +368,9 @@ function readTotpIssuer(env: Env): string {
  * WEBAUTHN_RP_ID: a registrable domain (browsers refuse IP addresses), by default PUBLIC_URL's
  * host; WEBAUTHN_ORIGINS: comma list of the origins passkeys are used from (default PUBLIC_URL's
  * origin; add app origins such as `android:apk-key-hash:…`); WEBAUTHN_RP_NAME: shown by the
- * authenticator (default TOTP_ISSUER's value or Gatehouse).
+ * authenticator (default TOTP_ISSUER's value or PRODUCT_NAME).
  */
-function readWebauthn(env: Env, publicUrl: string): Config['webauthn'] {
+function readWebauthn(env: Env, publicUrl: string, productName: string): Config['webauthn'] {
   // Only a value given explicitly is checked: PUBLIC_URL on an IP address (tests, a LAN) still
   // starts, and browsers then refuse passkeys there until WEBAUTHN_RP_ID names a domain.
   const rpId = (env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname).toLowerCase();
@@ -366,7 +378,7 @@ function readWebauthn(env: Env, publicUrl: string): Config['webauthn'] {
     throw new ConfigError('WEBAUTHN_RP_ID', `must be a domain name (not an IP address), got "${rpId}"`);
   }
   const origins = readList(env, 'WEBAUTHN_ORIGINS');
-  const rpName = env.WEBAUTHN_RP_NAME || env.TOTP_ISSUER || 'Gatehouse';
+  const rpName = env.WEBAUTHN_RP_NAME || env.TOTP_ISSUER || productName;
   if (rpName.length > 60) throw new ConfigError('WEBAUTHN_RP_NAME', 'must be at most 60 characters');
   return { rpId, rpName, origins: origins.length > 0 ? origins : [new URL(publicUrl).origin] };
 }

@@ -11,7 +11,7 @@ import { createRedisLimiter } from './kernel/limits/redis-limiter.js';
 import { createMailer, type Mailer } from './kernel/mail/mailer.js';
 import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
-import { mailLinks, createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
+import { mailLinks, mailTemplates, createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
 import { createAdminService, createAuthorizationServer, createClientMetadataDocuments, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
 import { createAgentsService, createChatsService, createMcpHandler, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type McpHandler, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
@@ -178,7 +178,9 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const emailTokens = createEmailTokens({ db: database.db, clock });
+    const mails = mailTemplates(config.productName);
     const accountEmail = createAccountEmailService({
+      mails,
       db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: emailTokens,
       hasher, sessions, apiKeys, accounts, attempts, securityLog, onError, onEvent: events.committed,
     });
@@ -227,7 +229,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       heartbeatSeconds: config.streamHeartbeatSeconds, onError,
     });
     const organizations = createOrganizationsService({
-      db: database.db, dialect: database.dialect, bus, clock, cache: organizationCache, mailer, mailLink: mailLinks(config), attempts, onEvent: events.committed, onError,
+      db: database.db, dialect: database.dialect, bus, clock, cache: organizationCache, mailer, mailLink: mailLinks(config), mails, attempts, onEvent: events.committed, onError,
     });
     const eventRetention = createEventRetention({ db: database.db, clock, onError });
     eventRetention.start();
@@ -238,7 +240,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     usageRetention.start();
     const accountExport = createAccountExport({ db: database.db, clock, attempts, securityLog, passkeys, identities });
     const oauthServer = createAuthorizationServer({
-      db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError, attempts,
+      db: database.db, clock, keyRing, accounts, publicUrl: config.publicUrl, productName: config.productName, secret: config.secret, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, onError, attempts,
       trustProxy: config.trustProxy, onGrantRevoked: oauthGrants.endGrant,
       ...(config.oauthDynamicClientRegistration ? {
         clientDocuments: {

@@ -63,6 +63,8 @@ export interface AuthorizationServerDeps {
   keyRing: KeyRing;
   accounts: Pick<AccountCache, 'get'>;
   publicUrl: string;
+  /** PRODUCT_NAME: the device pages say it. */
+  productName: string;
   secret: string | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
@@ -102,7 +104,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   function render(ctx: KoaContextWithOIDC, page: { title: string; body: string }): void {
     ctx.type = 'html';
     ctx.set('Content-Security-Policy', OAUTH_PAGE_CSP);
-    ctx.body = oauthPage(page.title, page.body);
+    ctx.body = oauthPage(page.title, page.body, deps.productName);
   }
 
   /**

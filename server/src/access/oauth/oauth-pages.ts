@@ -21,10 +21,10 @@ button.secondary{background:#fff;color:#1f4e79}.error{color:#a1001b;font-weight:
 @media (prefers-color-scheme:dark){body{background:#11161d;color:#e6ebf1}.card{background:#1a212b;border-color:#344152}.hint{color:#b4bfcc}
 input[type=text]{background:#11161d;color:#e6ebf1;border-color:#6d7b8d}button.secondary{background:#1a212b;color:#cfe3f7;border-color:#cfe3f7}.error{color:#ff9aa8}}`;
 
-export function oauthPage(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Gatehouse</title>
+export function oauthPage(title: string, body: string, product: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(product)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head><body>
-<header>Gatehouse</header>
+<header>${escapeHtml(product)}</header>
 <main><h1>${escapeHtml(title)}</h1><div class="card">${body}</div></main>
 </body></html>`;
 }

@@ -3,7 +3,7 @@ import { newId } from '../../kernel/ids.js';
 import { toPage } from '../../kernel/pagination.js';
 import { mayInvite, type OrgRole } from '../../kernel/access-terms/roles.js';
 import { isoTime } from '../../kernel/clock.js';
-import { invitationMail, normalizeEmail } from '../../identity/index.js';
+import { normalizeEmail } from '../../identity/index.js';
 import { recordEvent } from '../../kernel/events/event-outbox.js';
 import { newOpaqueToken, sha256Hex } from '../../kernel/opaque-tokens.js';
 import { recordAudit } from './audit-log.js';
@@ -73,7 +73,7 @@ export function createInvitationsService(deps: OrganizationsDeps & { maxOrganiza
         return { row, org, inviter };
       });
       const link = deps.mailLink('accept-invitation', token);
-      sendLater(() => deps.mailer.send(invitationMail(row.email, inviter.name || inviter.email, org.name, row.role, link)));
+      sendLater(() => deps.mailer.send(deps.mails.invitationMail(row.email, inviter.name || inviter.email, org.name, row.role, link)));
       return row;
     },
 

@@ -7,7 +7,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import type { AttemptLimiter } from '../../kernel/limits/limiter.js';
 import type { Mailer } from '../../kernel/mail/mailer.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
-import type { MailLinkTo } from '../../identity/index.js';
+import type { MailLinkTo, MailTemplates } from '../../identity/index.js';
 import type { OrganizationCache } from './organization-cache.js';
 
 /** Who acts, as the audit log records them. */
@@ -28,6 +28,8 @@ export interface OrganizationsDeps {
   mailer: Mailer;
   /** The link an invitation mail carries: the dashboard's /accept-invitation, or the app's (APP_LINK_URL), as every mailed link. */
   mailLink: MailLinkTo;
+  /** The invitation mail, in the product's name. */
+  mails: Pick<MailTemplates, 'invitationMail'>;
   attempts: AttemptLimiter;
   onEvent: OnEventsCommitted;
   onError: (error: unknown) => void;

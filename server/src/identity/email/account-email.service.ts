@@ -19,7 +19,7 @@ import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
 import type { EmailTokens } from './email-tokens.js';
 import { createEmailChange, type EmailChanged, type LinkFollower } from './email-change.js';
 import { mailLinks } from './mail-links.js';
-import { accountRestoredMail, deletionCalledOffMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail, type MailLink } from './mail-templates.js';
+import type { MailTemplates } from './mail-templates.js';
 
 const RESEND_PER_HOUR = 3;
 const RESET_MAILS_PER_HOUR = 3;
@@ -30,6 +30,8 @@ export interface AccountEmailDeps {
   publicUrl: string;
   /** APP_LINK_URL: mailed links open the app there instead of PUBLIC_URL's pages. */
   appLinkUrl?: string | undefined;
+  /** The mails, in the product's name (PRODUCT_NAME). */
+  mails: MailTemplates;
   mailer: Mailer;
   tokens: EmailTokens;
   hasher: PasswordHasher;
@@ -47,10 +49,11 @@ export interface AccountEmailDeps {
 export function createAccountEmailService(deps: AccountEmailDeps) {
   const { db, clock, mailer, tokens } = deps;
   const link = mailLinks(deps);
+  const { accountRestoredMail, deletionCalledOffMail, deletionScheduledMail, passwordChangedMail, securityChangeMail, resetMail, verificationMail } = deps.mails;
   // Mail goes out after the answer: SMTP latency (or an outage) must not slow or fail the request.
   const sendLater = (send: () => Promise<void>) => void setImmediate(() => void send().catch(deps.onError));
 
-  const emailChange = createEmailChange({ db, clock, mailer, tokens, attempts: deps.attempts, securityLog: deps.securityLog, link, sendLater });
+  const emailChange = createEmailChange({ db, clock, mailer, tokens, attempts: deps.attempts, securityLog: deps.securityLog, link, sendLater, mails: deps.mails });
 
   async function sendVerification(user: UserRow): Promise<void> {
     const token = await tokens.issue(db, user.id, 'verify_email', user.email);

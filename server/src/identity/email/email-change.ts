@@ -12,7 +12,7 @@ import type { EmailTokens } from './email-tokens.js';
 import type { LinkFollower } from '../users/unproven-address.js';
 
 export type { LinkFollower };
-import { emailChangeMail, emailChangedMail, type MailLink } from './mail-templates.js';
+import type { MailLink, MailTemplates } from './mail-templates.js';
 
 /** Changes asked for per account and hour (a mail each, or a taken address), as many as verification resends. */
 const CHANGE_MAILS_PER_HOUR = 3;
@@ -25,6 +25,7 @@ export interface EmailChangeDeps {
   attempts: AttemptLimiter;
   securityLog: SecurityLog;
   link: (page: string, token: string) => MailLink;
+  mails: Pick<MailTemplates, 'emailChangeMail' | 'emailChangedMail'>;
   sendLater: (send: () => Promise<void>) => void;
 }
 
@@ -71,7 +72,7 @@ export function createEmailChange(deps: EmailChangeDeps) {
         await tokens.voidPending(trx, userId, ['change_email']);
         return tokens.issue(trx, userId, 'change_email', to);
       });
-      deps.sendLater(() => deps.mailer.send(emailChangeMail(to, user.name, deps.link('verify-email', token))));
+      deps.sendLater(() => deps.mailer.send(deps.mails.emailChangeMail(to, user.name, deps.link('verify-email', token))));
       await deps.securityLog.record(userId, 'email_change_requested', client, { to });
       return to;
     },
@@ -109,7 +110,7 @@ export function createEmailChange(deps: EmailChangeDeps) {
     async announce(changed: EmailChanged, client: ClientInfo): Promise<void> {
       await deps.securityLog.record(changed.userId, 'email_changed', client, { from: changed.from, to: changed.to });
       const when = isoTime(clock.now());
-      deps.sendLater(() => deps.mailer.send(emailChangedMail(changed.from, changed.name, changed.to, when)));
+      deps.sendLater(() => deps.mailer.send(deps.mails.emailChangedMail(changed.from, changed.name, changed.to, when)));
     },
 
     taken,

@@ -23,86 +23,95 @@ function layout(title: string, paragraphs: string[], link?: MailLink & { label: 
 /** The link in the plain-text part: the app's, then the web page's when there is one. */
 const textLink = (link: MailLink) => (link.fallback ? `${link.href}\n\nIf the app does not open: ${link.fallback}` : link.href);
 
-export function verificationMail(to: string, name: string, link: MailLink): MailMessage {
-  const lines = [`Hello ${name},`, 'Confirm this email address for your Gatehouse account. The link works once, for 24 hours.'];
-  return {
-    to,
-    subject: 'Confirm your email address',
-    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not create an account, ignore this mail.`,
-    html: layout('Confirm your email address', [...lines, 'If you did not create an account, ignore this mail.'], { ...link, label: 'Confirm email address' }),
-  };
-}
-
-export function resetMail(to: string, name: string, link: MailLink): MailMessage {
-  const lines = [`Hello ${name},`, 'Someone asked to reset the password of your Gatehouse account. The link works once, for one hour.'];
-  return {
-    to,
-    subject: 'Reset your password',
-    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf it was not you, ignore this mail: your password stays as it is.`,
-    html: layout('Reset your password', [...lines, 'If it was not you, ignore this mail: your password stays as it is.'], { ...link, label: 'Choose a new password' }),
-  };
-}
-
-export function passwordChangedMail(to: string, name: string, when: string): MailMessage {
-  const lines = [`Hello ${name},`, `The password of your Gatehouse account was changed at ${when} and every session was signed out.`, 'If this was not you, reset your password now and contact support.'];
-  return { to, subject: 'Your password was changed', text: lines.join('\n\n'), html: layout('Your password was changed', lines) };
-}
-
-/** A change to how the account signs in (a second factor, a passkey): the owner hears of it at once. */
-export function securityChangeMail(to: string, name: string, change: string, when: string): MailMessage {
-  const lines = [`Hello ${name},`, `${change} on your Gatehouse account at ${when}.`, 'If this was not you, reset your password now, review Settings → Security, and contact support.'];
-  return { to, subject: 'A change to how you sign in', text: lines.join('\n\n'), html: layout('A change to how you sign in', lines) };
-}
-
-/** To the NEW address of a change of email: following the link makes it the account's sign-in address. */
-export function emailChangeMail(to: string, name: string, link: MailLink): MailMessage {
-  const lines = [`Hello ${name},`, 'Someone asked to make this the sign-in email address of a Gatehouse account. Confirm it to make the change; the link works once, for 24 hours. Until then the account keeps its current address.'];
-  return {
-    to,
-    subject: 'Confirm your new email address',
-    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not ask for this, ignore this mail: nothing changes.`,
-    html: layout('Confirm your new email address', [...lines, 'If you did not ask for this, ignore this mail: nothing changes.'], { ...link, label: 'Confirm new email address' }),
-  };
-}
-
-/** To the OLD address once a change of email is confirmed: the owner hears of it where they used to. */
-export function emailChangedMail(to: string, name: string, newEmail: string, when: string): MailMessage {
-  const lines = [`Hello ${name},`, `The sign-in email address of your Gatehouse account was changed to ${newEmail} at ${when}. This address no longer signs in.`, 'If this was not you, contact support at once: someone with access to your account made the change.'];
-  return { to, subject: 'Your sign-in email address was changed', text: lines.join('\n\n'), html: layout('Your sign-in email address was changed', lines) };
-}
-
-/** The account was scheduled for deletion: signing in before `due` keeps it. */
-export function deletionScheduledMail(to: string, name: string, due: string): MailMessage {
-  const lines = [`Hello ${name},`, `Your Gatehouse account is scheduled for deletion: it and everything it holds will be deleted at ${due}. Every session was signed out and every API key you created was revoked.`, 'To keep the account, sign in before then (revoked API keys stay revoked). If this was not you, sign in now and change your password.'];
-  return { to, subject: 'Your account is scheduled for deletion', text: lines.join('\n\n'), html: layout('Your account is scheduled for deletion', lines) };
-}
-
-/** A sign-in during the grace period cancelled the deletion. */
-export function accountRestoredMail(to: string, name: string, when: string): MailMessage {
-  const lines = [`Hello ${name},`, `A sign-in at ${when} cancelled the deletion of your Gatehouse account: it stays. API keys revoked when the deletion was asked for stay revoked; create new ones if you need them.`, 'If this was not you, reset your password now and contact support.'];
-  return { to, subject: 'Your account was restored', text: lines.join('\n\n'), html: layout('Your account was restored', lines) };
-}
-
 /**
- * The purge could not delete the account (its grace is over): meanwhile it became the last owner
- * of an organization that has other members. The deletion is called off, the account stays.
+ * Every mail, in the product's name (PRODUCT_NAME): what its users know the service as.
  */
-export function deletionCalledOffMail(to: string, name: string, organization: string): MailMessage {
-  const lines = [
-    `Hello ${name},`,
-    `Your Gatehouse account was not deleted: you are the last owner of the organization ${organization}, which has other members, and deleting the account would leave it without one. The deletion is called off and the account stays; sign in as before (API keys revoked when you asked for the deletion stay revoked).`,
-    `To delete the account, first make another member of ${organization} an owner (you can then leave it), or delete the organization, then ask again.`,
-  ];
-  return { to, subject: 'Your account was not deleted', text: lines.join('\n\n'), html: layout('Your account was not deleted', lines) };
+export function mailTemplates(product: string) {
+  function verificationMail(to: string, name: string, link: MailLink): MailMessage {
+    const lines = [`Hello ${name},`, `Confirm this email address for your ${product} account. The link works once, for 24 hours.`];
+    return {
+      to,
+      subject: 'Confirm your email address',
+      text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not create an account, ignore this mail.`,
+      html: layout('Confirm your email address', [...lines, 'If you did not create an account, ignore this mail.'], { ...link, label: 'Confirm email address' }),
+    };
+  }
+
+  function resetMail(to: string, name: string, link: MailLink): MailMessage {
+    const lines = [`Hello ${name},`, `Someone asked to reset the password of your ${product} account. The link works once, for one hour.`];
+    return {
+      to,
+      subject: 'Reset your password',
+      text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf it was not you, ignore this mail: your password stays as it is.`,
+      html: layout('Reset your password', [...lines, 'If it was not you, ignore this mail: your password stays as it is.'], { ...link, label: 'Choose a new password' }),
+    };
+  }
+
+  function passwordChangedMail(to: string, name: string, when: string): MailMessage {
+    const lines = [`Hello ${name},`, `The password of your ${product} account was changed at ${when} and every session was signed out.`, 'If this was not you, reset your password now and contact support.'];
+    return { to, subject: 'Your password was changed', text: lines.join('\n\n'), html: layout('Your password was changed', lines) };
+  }
+
+  /** A change to how the account signs in (a second factor, a passkey): the owner hears of it at once. */
+  function securityChangeMail(to: string, name: string, change: string, when: string): MailMessage {
+    const lines = [`Hello ${name},`, `${change} on your ${product} account at ${when}.`, 'If this was not you, reset your password now, review Settings → Security, and contact support.'];
+    return { to, subject: 'A change to how you sign in', text: lines.join('\n\n'), html: layout('A change to how you sign in', lines) };
+  }
+
+  /** To the NEW address of a change of email: following the link makes it the account's sign-in address. */
+  function emailChangeMail(to: string, name: string, link: MailLink): MailMessage {
+    const lines = [`Hello ${name},`, `Someone asked to make this the sign-in email address of a ${product} account. Confirm it to make the change; the link works once, for 24 hours. Until then the account keeps its current address.`];
+    return {
+      to,
+      subject: 'Confirm your new email address',
+      text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not ask for this, ignore this mail: nothing changes.`,
+      html: layout('Confirm your new email address', [...lines, 'If you did not ask for this, ignore this mail: nothing changes.'], { ...link, label: 'Confirm new email address' }),
+    };
+  }
+
+  /** To the OLD address once a change of email is confirmed: the owner hears of it where they used to. */
+  function emailChangedMail(to: string, name: string, newEmail: string, when: string): MailMessage {
+    const lines = [`Hello ${name},`, `The sign-in email address of your ${product} account was changed to ${newEmail} at ${when}. This address no longer signs in.`, 'If this was not you, contact support at once: someone with access to your account made the change.'];
+    return { to, subject: 'Your sign-in email address was changed', text: lines.join('\n\n'), html: layout('Your sign-in email address was changed', lines) };
+  }
+
+  /** The account was scheduled for deletion: signing in before `due` keeps it. */
+  function deletionScheduledMail(to: string, name: string, due: string): MailMessage {
+    const lines = [`Hello ${name},`, `Your ${product} account is scheduled for deletion: it and everything it holds will be deleted at ${due}. Every session was signed out and every API key you created was revoked.`, 'To keep the account, sign in before then (revoked API keys stay revoked). If this was not you, sign in now and change your password.'];
+    return { to, subject: 'Your account is scheduled for deletion', text: lines.join('\n\n'), html: layout('Your account is scheduled for deletion', lines) };
+  }
+
+  /** A sign-in during the grace period cancelled the deletion. */
+  function accountRestoredMail(to: string, name: string, when: string): MailMessage {
+    const lines = [`Hello ${name},`, `A sign-in at ${when} cancelled the deletion of your ${product} account: it stays. API keys revoked when the deletion was asked for stay revoked; create new ones if you need them.`, 'If this was not you, reset your password now and contact support.'];
+    return { to, subject: 'Your account was restored', text: lines.join('\n\n'), html: layout('Your account was restored', lines) };
+  }
+
+  /**
+   * The purge could not delete the account (its grace is over): meanwhile it became the last owner
+   * of an organization that has other members. The deletion is called off, the account stays.
+   */
+  function deletionCalledOffMail(to: string, name: string, organization: string): MailMessage {
+    const lines = [
+      `Hello ${name},`,
+      `Your ${product} account was not deleted: you are the last owner of the organization ${organization}, which has other members, and deleting the account would leave it without one. The deletion is called off and the account stays; sign in as before (API keys revoked when you asked for the deletion stay revoked).`,
+      `To delete the account, first make another member of ${organization} an owner (you can then leave it), or delete the organization, then ask again.`,
+    ];
+    return { to, subject: 'Your account was not deleted', text: lines.join('\n\n'), html: layout('Your account was not deleted', lines) };
+  }
+
+  /** An invitation to an organization (access/organizations/): the link works once, for 7 days, for this address only. */
+  function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
+    const lines = [`Hello,`, `${inviter} invited you to join ${organization} on ${product} as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];
+    return {
+      to,
+      subject: `You are invited to join ${organization}`,
+      text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not expect this, ignore this mail.`,
+      html: layout(`You are invited to join ${organization}`, [...lines, 'If you did not expect this, ignore this mail.'], { ...link, label: 'Accept the invitation' }),
+    };
+  }
+
+  return { verificationMail, resetMail, passwordChangedMail, securityChangeMail, emailChangeMail, emailChangedMail, deletionScheduledMail, accountRestoredMail, deletionCalledOffMail, invitationMail };
 }
 
-/** An invitation to an organization (access/organizations/): the link works once, for 7 days, for this address only. */
-export function invitationMail(to: string, inviter: string, organization: string, role: string, link: MailLink): MailMessage {
-  const lines = [`Hello,`, `${inviter} invited you to join ${organization} on Gatehouse as ${role}. Sign in (or create an account) with this address, then open the link. It works once, for 7 days.`];
-  return {
-    to,
-    subject: `You are invited to join ${organization}`,
-    text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\nIf you did not expect this, ignore this mail.`,
-    html: layout(`You are invited to join ${organization}`, [...lines, 'If you did not expect this, ignore this mail.'], { ...link, label: 'Accept the invitation' }),
-  };
-}
+export type MailTemplates = ReturnType<typeof mailTemplates>;
