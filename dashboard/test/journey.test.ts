@@ -888,6 +888,8 @@ describe.skipIf(skipJourneys)('dashboard journey (Chromium)', () => {
       const res = await page.goto(link);
       expect(res?.status()).toBe(200);
       await page.getByRole('heading', { level: 1, name: 'Join an organization' }).waitFor();
+      // Before signing in, the page says who invites to what (GET /v1/invitations/preview).
+      await page.locator('.invitation-preview', { hasText: 'invited you to join Research as member' }).waitFor();
       await page.getByRole('link', { name: 'Log in to accept' }).waitFor();
       await shoot('accept-invitation-signed-out');
       await page.getByRole('link', { name: 'Create an account' }).click();

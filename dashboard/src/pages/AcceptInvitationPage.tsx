@@ -4,7 +4,7 @@ import { Link } from '../components/Link.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { gatehouse } from '../lib/api.ts';
-import { useAction } from '../lib/hooks.ts';
+import { useAction, useResource } from '../lib/hooks.ts';
 import { useOrganizations } from '../lib/organizations.tsx';
 import { forgetQuery, navigate } from '../lib/router.ts';
 import { useSession } from '../lib/session.tsx';
@@ -18,16 +18,26 @@ export function AcceptInvitationPage({ query }: { query: URLSearchParams }) {
   const { status } = useSession();
   const [token] = useState(() => query.get('token') ?? '');
   const here = `/accept-invitation?token=${encodeURIComponent(token)}`;
+  // Who invites to what, before anyone signs in (a link that no longer works says why here).
+  const preview = useResource(() => (token ? gatehouse.invitations.preview(token) : Promise.resolve(null)), [token]);
+  const invitedTo = preview.data ? (
+    <p class="invitation-preview">
+      {preview.data.inviter_name ?? 'Someone'} invited you to join <strong>{preview.data.organization_name}</strong> as {preview.data.role}.
+    </p>
+  ) : null;
   return (
     <>
       <PageHeading title="Join an organization" />
       {!token ? (
         <ErrorAlert error={{ message: 'This link has no invitation token. Open the link from the email again.', fields: {}, requestId: null, code: null }} />
+      ) : preview.error ? (
+        <ErrorAlert error={preview.error} />
       ) : status === 'signed-in' ? (
-        <AcceptForm token={token} />
+        <AcceptForm token={token} invitedTo={invitedTo} />
       ) : (
         <section class="card" aria-labelledby="invite-signin-title">
           <h2 id="invite-signin-title">You have been invited</h2>
+          {invitedTo}
           <p>Log in with the email address the invitation was sent to, or create an account with it. You will come back to this page to accept.</p>
           <div class="actions">
             <Link class="button button-primary" href={`/login?next=${encodeURIComponent(here)}`}>
@@ -43,7 +53,7 @@ export function AcceptInvitationPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-function AcceptForm({ token }: { token: string }) {
+function AcceptForm({ token, invitedTo }: { token: string; invitedTo: preact.JSX.Element | null }) {
   const { me } = useSession();
   const { switchTo } = useOrganizations();
   const [resent, setResent] = useState(false);
@@ -61,6 +71,7 @@ function AcceptForm({ token }: { token: string }) {
   return (
     <section class="card" aria-labelledby="invite-accept-title">
       <h2 id="invite-accept-title">You have been invited</h2>
+      {invitedTo}
       <p>
         Accept to join the organization as <strong>{me?.email}</strong>: you will see and work with its agents, chats and webhooks, as your role allows, and the dashboard
         switches to it. Your personal organization stays yours.
