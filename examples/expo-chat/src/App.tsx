@@ -8,6 +8,7 @@ import { ActivityIndicator, Linking, Text, View } from 'react-native';
 import { AgentsScreen } from './screens/AgentsScreen';
 import { ChatScreen } from './screens/ChatScreen';
 import { ChatsScreen } from './screens/ChatsScreen';
+import { InvitationScreen } from './screens/InvitationScreen';
 import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
 import { SignInScreen } from './screens/SignInScreen';
 import { describeError, styles } from './ui';
@@ -29,6 +30,7 @@ function Main() {
   const session = useSession();
   const [route, setRoute] = useState<Route>({ screen: 'agents' });
   const [reset, setReset] = useState<Extract<AuthLinkResult, { kind: 'reset-password' }> | null>(null);
+  const [invitation, setInvitation] = useState<Extract<AuthLinkResult, { kind: 'invitation' }> | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const { handleAuthLink, status } = session;
 
@@ -47,6 +49,7 @@ function Main() {
         const result = await handleAuthLink(url);
         if (result.kind === 'email-verified') setNotice('Your email address is verified.');
         if (result.kind === 'reset-password') setReset(result);
+        if (result.kind === 'invitation') setInvitation(result);
       } catch (error) {
         setNotice(describeError(error));
       }
@@ -61,6 +64,7 @@ function Main() {
 
   if (reset) return <ResetPasswordScreen complete={reset.complete} onDone={() => setReset(null)} />;
   if (session.status === 'loading') return <ActivityIndicator style={{ flex: 1 }} />;
+  if (invitation) return <InvitationScreen invitation={invitation} signedIn={session.status === 'signed-in'} onDone={() => setInvitation(null)} />;
   return (
     <View style={{ flex: 1 }}>
       {notice && <Text style={[styles.muted, { paddingTop: 40, paddingHorizontal: 16 }]} onPress={() => setNotice(null)}>{notice}</Text>}
