@@ -10,29 +10,13 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/kernel/opaque-tokens.js';
 import { freePort } from './free-port.js';
-import { answerInBrowser, browser as sharedBrowser } from './oauth-browser.js';
+import { answerInBrowser, browser } from './oauth-browser.js';
+import { insecure } from './oauth-flow.js';
 import { createTestApp, limiterUsesRealTime, STRONG_PASSWORD, type TestApp } from './harness.js';
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:4999/callback';
-
-/** A browser: a cookie jar and manual redirects. */
-function browser() {
-  const jar = new Map<string, string>();
-  return async (url: string | URL, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const at = pair.indexOf('=');
-      jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return response;
-  };
-}
 
 describe('the OAuth 2.1 authorization server', () => {
   let t: TestApp;
@@ -197,7 +181,7 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   it('asks the dashboard who is signed in at every authorization: one browser, two people in turn, each answers for themselves', async () => {
-    const go = sharedBrowser();
+    const go = browser();
     const authorizeUrl = async () => {
       const url = new URL(as.authorization_endpoint!);
       url.search = new URLSearchParams({

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browser } from './oauth-browser.js';
 import { postJson, type ServerProcess } from './server-process.js';
 import { startTwoInstances, twoInstancesAvailable, type TwoInstances } from './two-instances.js';
 
@@ -14,7 +15,6 @@ describe.runIf(twoInstancesAvailable)('OAuth across two instances on PostgreSQL 
   let a: ServerProcess;
   let b: ServerProcess;
   const REDIRECT = 'http://127.0.0.1:4999/callback';
-  const jar = new Map<string, string>();
 
   beforeAll(async () => {
     servers = await startTwoInstances('gatehouse_oauth');
@@ -23,17 +23,8 @@ describe.runIf(twoInstancesAvailable)('OAuth across two instances on PostgreSQL 
 
   afterAll(() => servers?.stop());
 
-  /** A browser whose cookies go to both instances (one host name, as behind a balancer). */
-  async function browse(url: string, init: RequestInit = {}) {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-    }
-    return response;
-  }
+  /** A browser whose cookies go to both instances (one host name, as behind a balancer), kept from one test to the next. */
+  const browse = browser();
   /** A URL the engine built under PUBLIC_URL, sent to an instance instead. */
   const on = (server: ServerProcess, location: string) => { const url = new URL(location, server.base); return `${server.base}${url.pathname}${url.search}`; };
 
