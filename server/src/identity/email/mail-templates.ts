@@ -111,7 +111,22 @@ export function mailTemplates(product: string) {
     };
   }
 
-  return { verificationMail, resetMail, passwordChangedMail, securityChangeMail, emailChangeMail, emailChangedMail, deletionScheduledMail, accountRestoredMail, deletionCalledOffMail, invitationMail };
+  /**
+   * A passwordless sign-in (identity/auth/passwordless.service.ts): the code to type in the app,
+   * and the link that does the same on this device. Both work once, for 10 minutes.
+   */
+  function signInCodeMail(to: string, code: string, link: MailLink): MailMessage {
+    const lines = [`Your ${product} sign-in code is ${code}.`, 'Type it where you asked for it, or open the link on this device. The code and the link work once, for 10 minutes.'];
+    const ignore = 'If you did not ask to sign in, ignore this mail: nobody can sign in without the code.';
+    return {
+      to,
+      subject: `${code} is your ${product} sign-in code`,
+      text: `${lines.join('\n\n')}\n\n${textLink(link)}\n\n${ignore}`,
+      html: layout(`Your sign-in code: ${code}`, [...lines, ignore], { ...link, label: `Sign in to ${product}` }),
+    };
+  }
+
+  return { verificationMail, signInCodeMail, resetMail, passwordChangedMail, securityChangeMail, emailChangeMail, emailChangedMail, deletionScheduledMail, accountRestoredMail, deletionCalledOffMail, invitationMail };
 }
 
 export type MailTemplates = ReturnType<typeof mailTemplates>;

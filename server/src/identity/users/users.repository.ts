@@ -22,11 +22,12 @@ export const hasPassword = (user: Pick<UserRow, 'password_hash'>): boolean => us
 export { normalizeEmail } from '../../kernel/email-address.js';
 
 /** A new account's row: the user role, a personal organization to be inserted with it (`insert`). */
-export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string }): UserRow {
+export function newUserRow(input: { id: string; email: string; name: string; passwordHash: string; emailVerified: boolean; nowIso: string; anonymous?: boolean }): UserRow {
   return {
     id: input.id, email: input.email, email_normalized: normalizeEmail(input.email), name: input.name, password_hash: input.passwordHash,
     role: 'user', email_verified: input.emailVerified ? 1 : 0, disabled: 0, created_at: input.nowIso, updated_at: input.nowIso,
     personal_org_id: newId('organization'), organization_count: 1, deletion_due_at: null,
+    is_anonymous: input.anonymous ? 1 : 0,
   };
 }
 

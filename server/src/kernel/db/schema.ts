@@ -22,6 +22,8 @@ export interface UsersTable {
   organization_count: Generated<number>;
   /** Set when the owner deleted the account (migration 0015): it is purged then; signing in before restores it. */
   deletion_due_at: string | null;
+  /** A guest (ANONYMOUS_SIGN_IN, migration 0020): no address of its own until an upgrade; purged when unused. */
+  is_anonymous: Generated<number>;
 }
 
 /**
@@ -398,6 +400,21 @@ export interface OauthGrantsTable {
   revoked_at: string | null;
 }
 
+/** A passwordless sign-in under way (migration 0020): the mailed code and link, as SHA-256. */
+export interface SignInCodesTable {
+  id: string;
+  email: string;
+  email_normalized: string;
+  code_hash: string;
+  token_hash: string;
+  /** Whether proving the code may make an account for an address that has none. */
+  create_account: number;
+  failed_attempts: Generated<number>;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface OidcCodesTable {
   code_hash: string;
   provider: string;
@@ -456,6 +473,7 @@ export interface Database {
   identities: IdentitiesTable;
   oidc_flows: OidcFlowsTable;
   oidc_codes: OidcCodesTable;
+  sign_in_codes: SignInCodesTable;
   usage_counts: UsageCountsTable;
   oauth_records: OauthRecordsTable;
   oauth_clients: OauthClientsTable;

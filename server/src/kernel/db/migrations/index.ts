@@ -17,6 +17,7 @@ import * as mfaPendingLink from './0016-mfa-pending-link.js';
 import * as releaseUnfoldedAddresses from './0017-release-unfolded-addresses.js';
 import * as personalMembers from './0018-personal-members.js';
 import * as oauth from './0019-oauth.js';
+import * as passwordlessAndGuests from './0020-passwordless-and-guests.js';
 
 /** Numbered, append-only. Never edit a migration that has shipped; add the next number. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -39,4 +40,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017-release-unfolded-addresses': releaseUnfoldedAddresses,
   '0018-personal-members': personalMembers,
   '0019-oauth': oauth,
+  '0020-passwordless-and-guests': passwordlessAndGuests,
 };
