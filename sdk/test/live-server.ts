@@ -10,7 +10,9 @@ export interface LiveServer {
   base: string;
   output(): string;
   /** The token from the last mailed link of this kind to `email`, read from the server's log. */
-  mailedToken(email: string, kind: 'reset-password' | 'verify-email' | 'accept-invitation'): Promise<string>;
+  mailedToken(email: string, kind: 'reset-password' | 'verify-email' | 'accept-invitation' | 'sign-in'): Promise<string>;
+  /** The 6-digit code of the last sign-in mail to `email`, read from the server's log. */
+  mailedCode(email: string): Promise<string>;
   /** Runs the gatehouse CLI against the same database (e.g. `users grant-admin`). */
   cli(args: string[]): Promise<{ code: number | null; output: string }>;
   stop(): Promise<void>;
@@ -34,6 +36,15 @@ export async function startLiveServer(extraEnv: Record<string, string> = {}): Pr
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`no ${kind} mail to ${email} in the log`);
+    },
+    async mailedCode(email) {
+      for (let i = 0; i < 100; i++) {
+        const lines = server.output().split('\n').filter((line) => line.includes(email) && line.includes('sign-in code is '));
+        const match = lines.length ? /sign-in code is (\d{6})/.exec(lines.at(-1)!) : null;
+        if (match) return match[1]!;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no sign-in code mailed to ${email} in the log`);
     },
     cli: (args) => runGatehouse(args, server.env),
     stop: async () => void (await server.stop()),

@@ -499,6 +499,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/passwordless/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a sign-in code and link
+         * @description Always 202, at once, whether or not the address has an account. The mail holds a 6-digit code and a single-use link (`PUBLIC_URL/sign-in?token=…`, or under `APP_LINK_URL`); both work for 10 minutes, and a new request retires the older ones. With `create_account: false`, an address without an account gets no mail. Mails are limited per address and per IP (429 `too_many_attempts`).
+         */
+        post: operations["startPasswordless"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwordless/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a mailed code (or link) for tokens
+         * @description Send `email` and `code`, or the link's `token`. Answers like a login: the access token's `amr` is `email_code` or `email_link`; an account with a second factor answers 403 `mfa_required` with its challenge. A proved code confirms the address, and makes the account when the start allowed it. A wrong code is 401 `invalid_credentials`, counted before it is checked per address and per IP (429 `too_many_attempts`); a code survives 5 wrong guesses. A used, expired or replaced link is 401 `invalid_token`.
+         */
+        post: operations["verifyPasswordless"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/providers": {
         parameters: {
             query?: never;
@@ -1985,7 +2025,7 @@ export interface components {
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -5475,6 +5515,196 @@ export interface operations {
             };
         };
     };
+    startPasswordless: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description Whether proving the code may make an account for an address that has none. `false`: such an address gets no mail (the answer is the same).
+                     * @default true
+                     */
+                    create_account?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyPasswordless: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Either `email` and `code`, or `token`. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email?: string;
+                    /** @description The 6-digit code from the mail; send with `email` */
+                    code?: string;
+                    /** @description The token of the mail's link (`?token=`); send alone */
+                    token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSignInProviders: {
         parameters: {
             query?: never;
@@ -6207,7 +6437,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
             };
             header?: never;
             path?: never;
@@ -9795,7 +10025,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
             };
             header?: never;
             path: {

@@ -29,6 +29,8 @@ export const GENERATED_ROUTES = {
   removePasskey: { at: ['DELETE', '/v1/users/me/passkeys/{id}'], sessionOnly: true },
   passkeyLoginOptions: { at: ['POST', '/v1/auth/passkey/options'], public: true },
   passkeyLogin: { at: ['POST', '/v1/auth/passkey/verify'], public: true },
+  startPasswordless: { at: ['POST', '/v1/auth/passwordless/start'], public: true },
+  verifyPasswordless: { at: ['POST', '/v1/auth/passwordless/verify'], public: true },
   listSignInProviders: { at: ['GET', '/v1/auth/providers'], public: true },
   authorizeWithProvider: { at: ['GET', '/v1/auth/oidc/{provider}/authorize'], public: true },
   providerCallback: { at: ['GET', '/v1/auth/oidc/{provider}/callback'], public: true },

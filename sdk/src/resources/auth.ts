@@ -51,6 +51,24 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
       return tokens;
     },
 
+    /**
+     * Step one of signing in by mail: mails a 6-digit code and a single-use link (10 minutes).
+     * Always 202, whether or not the address has an account; `create_account: false` mails only
+     * addresses that have one.
+     */
+    startEmailSignIn: (body: RequestBody<'startPasswordless'>, options?: RequestOptions) => call('startPasswordless', { body }, options),
+
+    /**
+     * Step two: `{ email, code }` (typed) or `{ token }` (the mailed link's); stores the session.
+     * On an account with a second factor it rejects with 403 `mfa_required` (then
+     * `mfaChallengeOf(error)` and verifyMfa()).
+     */
+    async verifyEmailSignIn(body: RequestBody<'verifyPasswordless'>, options?: RequestOptions): Promise<Success<'verifyPasswordless'>> {
+      const tokens = await call('verifyPasswordless', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
     /** The sign-in providers configured on the server (`{ id, name, type }`), for buttons. */
     providers: (options?: RequestOptions) => call('listSignInProviders', {}, options),
 

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   auditEvent: 'aud',
   oauthApp: 'app',
+  signInCode: 'sic',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

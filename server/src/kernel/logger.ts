@@ -17,9 +17,9 @@ export const REDACT_PATHS = [
 
 /**
  * Every credential Gatehouse issues, by its shape: API keys (`gth_`), refresh tokens (`gthr_`),
- * verification and reset tokens (`gthv_`, `gthp_`), webhook secrets (`whsec_`), JWTs.
+ * verification, reset and passwordless sign-in tokens (`gthv_`, `gthp_`, `gths_`), webhook secrets (`whsec_`), JWTs.
  */
-const CREDENTIAL = String.raw`\b(?:gth[rvp]?_|whsec_)[A-Za-z0-9_%+/=-]+|\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`;
+const CREDENTIAL = String.raw`\b(?:gth[rvps]?_|whsec_)[A-Za-z0-9_%+/=-]+|\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`;
 const HAS_CREDENTIAL = new RegExp(CREDENTIAL);
 const EVERY_CREDENTIAL = new RegExp(CREDENTIAL, 'g');
 

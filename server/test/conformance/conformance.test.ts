@@ -12,6 +12,7 @@ import { authJourney } from './journeys/auth.js';
 import { canaryJourney } from './journeys/canary.js';
 import { chatsJourney } from './journeys/chats.js';
 import { mfaJourney } from './journeys/mfa.js';
+import { passwordlessJourney } from './journeys/passwordless.js';
 import { identitiesJourney } from './journeys/identities.js';
 import { passkeysJourney } from './journeys/passkeys.js';
 import { operationsJourney } from './journeys/operations.js';
@@ -75,6 +76,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   accountJourney(ctx);
   accountOperationsJourney(ctx);
   mfaJourney(ctx);
+  passwordlessJourney(ctx);
   passkeysJourney(ctx);
   identitiesJourney(ctx);
   apiKeysJourney(ctx);

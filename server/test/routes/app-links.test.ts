@@ -32,7 +32,7 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
         applinks: {
           details: [{
             appIDs: ['ABCDE12345.com.example.chat', 'FGHIJ67890.com.example.chat.beta'],
-            components: [{ '/': '/verify-email', comment: 'a mailed Gatehouse link' }, { '/': '/reset-password', comment: 'a mailed Gatehouse link' }, { '/': '/accept-invitation', comment: 'a mailed Gatehouse link' }],
+            components: [{ '/': '/verify-email', comment: 'a mailed Gatehouse link' }, { '/': '/reset-password', comment: 'a mailed Gatehouse link' }, { '/': '/accept-invitation', comment: 'a mailed Gatehouse link' }, { '/': '/sign-in', comment: 'a mailed Gatehouse link' }],
           }],
         },
         webcredentials: { apps: ['ABCDE12345.com.example.chat', 'FGHIJ67890.com.example.chat.beta'] },
@@ -90,7 +90,7 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
       expect(mail.text).toMatch(/^https:\/\/gatehouse\.test\/app\/verify-email\?token=gthv_/m);
       expect(mail.text).not.toContain('If the app does not open');
       const aasa = (await t.request({ method: 'GET', url: '/.well-known/apple-app-site-association' })).json();
-      expect(aasa.applinks.details[0].components.map((c: { '/': string }) => c['/'])).toEqual(['/app/verify-email', '/app/reset-password', '/app/accept-invitation']);
+      expect(aasa.applinks.details[0].components.map((c: { '/': string }) => c['/'])).toEqual(['/app/verify-email', '/app/reset-password', '/app/accept-invitation', '/app/sign-in']);
     });
   });
 

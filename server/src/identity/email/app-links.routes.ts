@@ -9,7 +9,7 @@ export interface AppLinksConfig {
 }
 
 /** The mailed pages an app opens as universal / app links. */
-const LINK_PAGES = ['verify-email', 'reset-password', 'accept-invitation'];
+const LINK_PAGES = ['verify-email', 'reset-password', 'accept-invitation', 'sign-in'];
 
 /**
  * The paths of this host an app may open: under APP_LINK_URL when it is an https URL of this

@@ -40,6 +40,7 @@ export const SECURITY_EVENT_TYPES = [
   'account_restored',
   'app_connected',
   'app_disconnected',
+  'sign_in_code_requested',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

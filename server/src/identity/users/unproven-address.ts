@@ -86,8 +86,9 @@ export async function removeUnprovenSignInMethods(trx: Kysely<Database>, clock: 
 }
 
 /** After the commit: the owner reads in the security log what went and why. */
-export async function logRemovedSignInMethods(securityLog: SecurityLog, userId: string, removed: RemovedSignInMethods, client: ClientInfo): Promise<void> {
-  const reason = 'address_proven_by_reset';
+export async function logRemovedSignInMethods(
+  securityLog: SecurityLog, userId: string, removed: RemovedSignInMethods, client: ClientInfo, reason: 'address_proven_by_reset' | 'address_proven_by_sign_in_code' = 'address_proven_by_reset',
+): Promise<void> {
   for (const row of removed.identities) await securityLog.record(userId, 'identity_unlinked', client, { identity_id: row.id, provider: row.provider, reason });
   for (const row of removed.passkeys) await securityLog.record(userId, 'passkey_removed', client, { passkey_id: row.id, name: row.name, reason });
 }
