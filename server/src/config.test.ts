@@ -115,13 +115,23 @@ describe('config', () => {
         { id: 'google', issuer: 'https://accounts.google.com/', client_id: 'c', client_secret: 's' },
         { id: 'github', type: 'github', client_id: 'c', client_secret: 's' },
         { id: 'corp', issuer: 'http://localhost:9000', client_id: 'c', client_secret: 's', link_by_email: false, authorization_params: { prompt: 'login' } },
+        { id: 'apple', type: 'apple', native_client_ids: ['com.example.notes'] },
+        { id: 'g', type: 'google', client_id: 'c', client_secret: 's', native_client_ids: ['c', 'ios-client'] },
       ]),
       OIDC_REDIRECT_URIS: 'https://app.example.com/auth/callback',
     });
     expect(config.oidcProviders).toEqual([
-      { id: 'google', name: 'Google', type: 'oidc', issuer: 'https://accounts.google.com', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: {}, linkByEmail: true },
-      { id: 'github', name: 'GitHub', type: 'github', issuer: 'https://github.com', clientId: 'c', clientSecret: 's', scopes: ['read:user', 'user:email'], authorizationParams: {}, linkByEmail: true },
-      { id: 'corp', name: 'Corp', type: 'oidc', issuer: 'http://localhost:9000', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: { prompt: 'login' }, linkByEmail: false },
+      { id: 'google', name: 'Google', type: 'oidc', issuer: 'https://accounts.google.com', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: {}, linkByEmail: true, nativeClientIds: [] },
+      { id: 'github', name: 'GitHub', type: 'github', issuer: 'https://github.com', clientId: 'c', clientSecret: 's', scopes: ['read:user', 'user:email'], authorizationParams: {}, linkByEmail: true, nativeClientIds: [] },
+      { id: 'corp', name: 'Corp', type: 'oidc', issuer: 'http://localhost:9000', clientId: 'c', clientSecret: 's', scopes: ['openid', 'email', 'profile'], authorizationParams: { prompt: 'login' }, linkByEmail: false, nativeClientIds: [] },
+      {
+        id: 'apple', name: 'Apple', type: 'apple', issuer: 'https://appleid.apple.com', clientId: null, clientSecret: null, nativeClientIds: ['com.example.notes'],
+        scopes: ['openid', 'email', 'name'], authorizationParams: { response_mode: 'form_post' }, linkByEmail: true,
+      },
+      {
+        id: 'g', name: 'Google', type: 'google', issuer: 'https://accounts.google.com', clientId: 'c', clientSecret: 's', nativeClientIds: ['c', 'ios-client'],
+        scopes: ['openid', 'email', 'profile'], authorizationParams: {}, linkByEmail: true,
+      },
     ]);
     expect(config.oidcRedirectUris).toEqual(['https://app.example.com/auth/callback']);
   });
@@ -134,6 +144,12 @@ describe('config', () => {
       '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s","scopes":["email"]}]',
       '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s","authorization_params":{"redirect_uri":"https://evil.example"}}]',
       '[{"id":"a","issuer":"https://a.example","client_id":"c","client_secret":"s"},{"id":"a","issuer":"https://b.example","client_id":"c","client_secret":"s"}]',
+      '[{"id":"a","type":"apple"}]',
+      '[{"id":"a","type":"apple","native_client_ids":[]}]',
+      '[{"id":"a","type":"apple","native_client_ids":"com.example.notes"}]',
+      '[{"id":"a","type":"apple","client_id":"c","native_client_ids":["com.example.notes"]}]',
+      '[{"id":"a","type":"github","client_id":"c","client_secret":"s","native_client_ids":["x"]}]',
+      '[{"id":"a","type":"facebook","client_id":"c","client_secret":"s"}]',
     ];
     for (const value of bad) expect(() => loadConfig({ OIDC_PROVIDERS: value }), value).toThrow(/^config: OIDC_PROVIDERS /);
     for (const value of ['https://app.example.com/cb#x', 'myapp://auth', 'https://APP.example.com/cb', 'https://app.example.com/a/../cb']) {

@@ -47,12 +47,22 @@ export const OidcProviderConfig = Type.Object({
   id: Type.String(),
   /** Shown on sign-in buttons. */
   name: Type.String(),
-  /** `oidc`: any OpenID Connect issuer (discovery, ID token); `github`: GitHub's OAuth 2 and its REST API. */
-  type: Type.Union([Type.Literal('oidc'), Type.Literal('github')]),
+  /**
+   * `oidc`: any OpenID Connect issuer (discovery, ID token); `github`: GitHub's OAuth 2 and its
+   * REST API; `apple` and `google`: OpenID Connect with the issuer and defaults of Sign in with
+   * Apple and Google.
+   */
+  type: Type.Union([Type.Literal('oidc'), Type.Literal('github'), Type.Literal('apple'), Type.Literal('google')]),
   /** The OIDC issuer, or for GitHub its web base (https://github.com, or a GitHub Enterprise host). */
   issuer: Type.String(),
-  clientId: Type.String(),
-  clientSecret: Type.String(),
+  /** For the browser flow; null (with the secret) when the provider is only for native ID tokens. */
+  clientId: Type.Union([Type.String(), Type.Null()]),
+  clientSecret: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * The audiences a native sign-in's ID token may carry (POST /v1/auth/id-token): an iOS app's
+   * bundle id (Apple), the app's OAuth client ids (Google). Empty: the provider takes no ID tokens.
+   */
+  nativeClientIds: Type.Array(Type.String()),
   scopes: Type.Array(Type.String()),
   /** Extra authorization-request parameters (Apple: `response_mode: form_post`). */
   authorizationParams: Type.Record(Type.String(), Type.String()),
@@ -402,10 +412,26 @@ function readOidcRedirectUris(env: Env): string[] {
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const RESERVED_AUTHORIZATION_PARAMS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method']);
 
+type ProviderType = OidcProviderConfig['type'];
+const isProviderType = (type: string): type is ProviderType => type in PROVIDER_PRESETS;
+
+/**
+ * What each `type` of provider starts from; an entry's own fields win (a test points `issuer` at
+ * a local issuer). Apple answers by form post when asked for the name or address, and its scope
+ * for the name is `name`; Google's ID tokens also name their issuer without the scheme.
+ */
+const PROVIDER_PRESETS: Record<ProviderType, { issuer?: string; name?: string; scopes: string[]; authorizationParams: Record<string, string> }> = {
+  oidc: { scopes: ['openid', 'email', 'profile'], authorizationParams: {} },
+  github: { issuer: 'https://github.com', name: 'GitHub', scopes: ['read:user', 'user:email'], authorizationParams: {} },
+  apple: { issuer: 'https://appleid.apple.com', name: 'Apple', scopes: ['openid', 'email', 'name'], authorizationParams: { response_mode: 'form_post' } },
+  google: { issuer: 'https://accounts.google.com', name: 'Google', scopes: ['openid', 'email', 'profile'], authorizationParams: {} },
+};
+
 /**
  * OIDC_PROVIDERS: a JSON list of `{ id, issuer, client_id, client_secret, scopes?, name?, type?,
- * authorization_params?, link_by_email? }`. `type` is `oidc` (default) or `github` (OAuth 2; issuer defaults to
- * https://github.com). Issuers must be https, except on a loopback host (a provider run locally).
+ * authorization_params?, link_by_email?, native_client_ids? }`. `type` is `oidc` (default), `github` (OAuth 2),
+ * `apple` or `google` (each with its issuer and defaults: PROVIDER_PRESETS). A provider only for
+ * native apps' ID tokens needs `native_client_ids` and no client secret. Issuers must be https, except on a loopback host (a provider run locally).
  */
 function readOidcProviders(env: Env): OidcProviderConfig[] {
   const raw = env.OIDC_PROVIDERS;
@@ -432,8 +458,9 @@ function readOidcProviders(env: Env): OidcProviderConfig[] {
     if (seen.has(id)) throw fail(`entry ${i}: id "${id}" is used twice`);
     seen.add(id);
     const type = text('type', 10) ?? 'oidc';
-    if (type !== 'oidc' && type !== 'github') throw fail(`entry ${i} (${id}): type must be "oidc" or "github"`);
-    const issuer = (text('issuer') ?? (type === 'github' ? 'https://github.com' : undefined))?.replace(/\/+$/, '');
+    if (!isProviderType(type)) throw fail(`entry ${i} (${id}): type must be "oidc", "github", "apple" or "google"`);
+    const preset = PROVIDER_PRESETS[type];
+    const issuer = (text('issuer') ?? preset.issuer)?.replace(/\/+$/, '');
     if (!issuer) throw fail(`entry ${i} (${id}): issuer is required`);
     let url: URL;
     try {
@@ -444,19 +471,26 @@ function readOidcProviders(env: Env): OidcProviderConfig[] {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
       throw fail(`entry ${i} (${id}): issuer must use https (plain http only on a loopback host)`);
     }
-    const clientId = text('client_id', 512);
-    const clientSecret = text('client_secret', 4096);
-    if (!clientId || !clientSecret) throw fail(`entry ${i} (${id}): client_id and client_secret are required`);
-    const scopes = entry.scopes ?? (type === 'github' ? ['read:user', 'user:email'] : ['openid', 'email', 'profile']);
+    const clientId = text('client_id', 512) ?? null;
+    const clientSecret = text('client_secret', 4096) ?? null;
+    const nativeClientIds = entry.native_client_ids ?? [];
+    if (!Array.isArray(nativeClientIds) || nativeClientIds.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 512) || nativeClientIds.length > 20) {
+      throw fail(`entry ${i} (${id}): native_client_ids must be a list of at most 20 client ids (an app's bundle id, its OAuth client ids)`);
+    }
+    if (type === 'github' && nativeClientIds.length > 0) throw fail(`entry ${i} (${id}): GitHub issues no ID tokens: native_client_ids is for OpenID providers`);
+    if ((clientId === null) !== (clientSecret === null) || (clientId === null && nativeClientIds.length === 0)) {
+      throw fail(`entry ${i} (${id}): client_id and client_secret are required (or, for a provider only used by native apps, native_client_ids alone)`);
+    }
+    const scopes = entry.scopes ?? preset.scopes;
     if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw fail(`entry ${i} (${id}): scopes must be a list of scope names`);
-    if (type === 'oidc' && !scopes.includes('openid')) throw fail(`entry ${i} (${id}): scopes must include "openid"`);
-    const params = entry.authorization_params ?? {};
+    if (type !== 'github' && !scopes.includes('openid')) throw fail(`entry ${i} (${id}): scopes must include "openid"`);
+    const params = entry.authorization_params ?? preset.authorizationParams;
     if (typeof params !== 'object' || params === null || Array.isArray(params) || Object.entries(params).some(([k, v]) => typeof v !== 'string' || RESERVED_AUTHORIZATION_PARAMS.has(k))) {
       throw fail(`entry ${i} (${id}): authorization_params must map names to strings, and may not set ${[...RESERVED_AUTHORIZATION_PARAMS].join(', ')}`);
     }
-    const name = text('name', 60) ?? (type === 'github' ? 'GitHub' : id.charAt(0).toUpperCase() + id.slice(1));
+    const name = text('name', 60) ?? preset.name ?? id.charAt(0).toUpperCase() + id.slice(1);
     const linkByEmail = entry.link_by_email ?? true;
     if (typeof linkByEmail !== 'boolean') throw fail(`entry ${i} (${id}): link_by_email must be true or false`);
-    return { id, name, type, issuer, clientId, clientSecret, scopes: scopes as string[], authorizationParams: params as Record<string, string>, linkByEmail };
+    return { id, name, type, issuer, clientId, clientSecret, nativeClientIds: nativeClientIds as string[], scopes: scopes as string[], authorizationParams: params as Record<string, string>, linkByEmail };
   });
 }

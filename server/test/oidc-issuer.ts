@@ -29,6 +29,8 @@ export interface TestIssuer {
   accounts: Map<string, TestAccount>;
   /** Rewrites the token endpoint's JSON answer (a substitution attack); null for none. */
   tamperTokenResponse: ((body: Record<string, unknown>) => Record<string, unknown>) | null;
+  /** The key the issuer signs its ID tokens with (kid `test-key`): for tokens a test shapes itself (expired, another audience). */
+  signingKey: CryptoKey;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
 export interface TestIssuerOptions {
   /** Any account id that is an email address signs in as that address, verified (for suites in other processes than the issuer's). */
   openAccounts?: boolean;
+  /** Put the email and name in the ID token itself, as Apple and Google do (default: only in userinfo, oidc-provider's conforming way). */
+  claimsInIdToken?: boolean;
 }
 
 export async function startTestIssuer(clients: TestClient[], options: TestIssuerOptions = {}): Promise<TestIssuer> {
@@ -51,7 +55,7 @@ export async function startTestIssuer(clients: TestClient[], options: TestIssuer
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const issuer: TestIssuer = { url, accounts, tamperTokenResponse: null, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const issuer: TestIssuer = { url, accounts, tamperTokenResponse: null, signingKey: privateKey, close: () => new Promise((resolve) => server.close(() => resolve())) };
 
   const provider = new Provider(url, {
     clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' })),
@@ -59,6 +63,7 @@ export async function startTestIssuer(clients: TestClient[], options: TestIssuer
     cookies: { keys: ['a test issuer signs its cookies with this'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: false } },
+    conformIdTokenClaims: !options.claimsInIdToken,
     pkce: { required: () => true },
     ttl: { AuthorizationCode: 60, Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

@@ -7,7 +7,8 @@ import { goToProvider } from '../lib/provider-sign-in.ts';
 export function ProviderButtons({ next }: { next: string }) {
   const providers = useResource(() => gatehouse.auth.providers());
   const go = useAction((provider: { id: string; name: string }) => goToProvider(provider, 'sign-in', next));
-  const list = providers.data?.data ?? [];
+  // Only those with a browser flow: a provider configured for native apps alone has no button here.
+  const list = (providers.data?.data ?? []).filter((provider) => provider.web);
   if (list.length === 0) return null;
   return (
     <section class="providers" aria-label="Sign in with another account">

@@ -36,6 +36,7 @@ export const GENERATED_ROUTES = {
   providerCallback: { at: ['GET', '/v1/auth/oidc/{provider}/callback'], public: true },
   providerCallbackFormPost: { at: ['POST', '/v1/auth/oidc/{provider}/callback'], public: true },
   exchangeProviderCode: { at: ['POST', '/v1/auth/oidc/token'], public: true },
+  signInWithIdToken: { at: ['POST', '/v1/auth/id-token'], public: true },
   listIdentities: { at: ['GET', '/v1/users/me/identities'], sessionOnly: true },
   linkIdentity: { at: ['POST', '/v1/users/me/identities'], sessionOnly: true },
   unlinkIdentity: { at: ['DELETE', '/v1/users/me/identities/{id}'], sessionOnly: true },

@@ -90,6 +90,18 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     },
 
     /**
+     * Signs in with the ID token a platform's native sign-in returned (Sign in with Apple's
+     * `identityToken`, Google's `idToken`): `{ provider, id_token, nonce?, name? }`. Pass the raw
+     * nonce you made for the sheet (Apple's takes its SHA-256; either form is checked). Stores the
+     * session; on an account with a second factor it rejects with 403 `mfa_required`.
+     */
+    async signInWithIdToken(body: RequestBody<'signInWithIdToken'>, options?: RequestOptions): Promise<Success<'signInWithIdToken'>> {
+      const tokens = await call('signInWithIdToken', { body }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
+    /**
      * Rotates the stored refresh token now (the SDK also does this by itself before expiry and
      * after a 401). If the server refuses the token (reused, revoked, expired) the store is cleared.
      */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ensureServerBuilt, SERVER_DIR, startServer, type ServerProcess } from '../server-process.js';
+import { nativeTestClient, type NativeApp } from '../native-id-token.js';
 import { startTestIssuer, type TestIssuer } from '../oidc-issuer.js';
 import { startInbox } from '../smtp-inbox.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -46,6 +47,8 @@ export const SERVER_LIMITS = { publicPerMinute: 10, loginMaxFailures: 3, account
 export const PASSKEY_ORIGIN = 'https://conformance.test';
 /** Sign-in providers: a real one, and one whose issuer nobody answers (its sign-ins are 503). */
 export const OIDC_PROVIDER = 'conformance-idp';
+/** A native app at that provider: its ID tokens sign in at POST /v1/auth/id-token. */
+export const NATIVE_APP: NativeApp = { clientId: 'com.example.conformance', clientSecret: 'conformance-native-app', redirectUri: 'com.example.conformance:/oauth' };
 export const OFFLINE_PROVIDER = 'offline-idp';
 export const APP_LINK_URL = 'conformance-app://auth';
 
@@ -93,7 +96,12 @@ export async function startStack(): Promise<Stack> {
     const receiver = await startReceiver({ status: 200 });
     cleanups.push(receiver.close);
     // A native client: its loopback redirect URI matches whatever port the server gets (RFC 8252).
-    const issuer = await startTestIssuer([{ client_id: 'gatehouse', client_secret: 'conformance-client-secret', application_type: 'native', redirect_uris: [`http://127.0.0.1/v1/auth/oidc/${OIDC_PROVIDER}/callback`] }]);
+    // The second client is a native app that signs in with its ID token (POST /v1/auth/id-token);
+    // the issuer puts the address in its ID tokens, as Apple and Google do.
+    const issuer = await startTestIssuer([
+      { client_id: 'gatehouse', client_secret: 'conformance-client-secret', application_type: 'native', redirect_uris: [`http://127.0.0.1/v1/auth/oidc/${OIDC_PROVIDER}/callback`] },
+      nativeTestClient(NATIVE_APP),
+    ], { claimsInIdToken: true });
     cleanups.push(issuer.close);
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
@@ -113,9 +121,9 @@ export async function startStack(): Promise<Stack> {
       WEBAUTHN_ORIGINS: PASSKEY_ORIGIN,
       APP_LINK_URL,
       OIDC_PROVIDERS: JSON.stringify([
-        { id: OIDC_PROVIDER, issuer: issuer.url, client_id: 'gatehouse', client_secret: 'conformance-client-secret' },
+        { id: OIDC_PROVIDER, issuer: issuer.url, client_id: 'gatehouse', client_secret: 'conformance-client-secret', native_client_ids: [NATIVE_APP.clientId] },
         // Port 9 (discard) on loopback: nothing listens, so discovery fails at once.
-        { id: OFFLINE_PROVIDER, issuer: 'http://127.0.0.1:9', client_id: 'gatehouse', client_secret: 'conformance-client-secret' },
+        { id: OFFLINE_PROVIDER, issuer: 'http://127.0.0.1:9', client_id: 'gatehouse', client_secret: 'conformance-client-secret', native_client_ids: [NATIVE_APP.clientId] },
       ]),
     };
     const server = await startServer(env);

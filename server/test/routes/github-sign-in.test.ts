@@ -33,7 +33,7 @@ describe(`sign-in with GitHub (${dialect})`, () => {
   }
 
   it('lists GitHub as a provider of type github', async () => {
-    expect((await t.request({ method: 'GET', url: '/v1/auth/providers' })).json().data).toEqual([{ id: 'github', name: 'GitHub', type: 'github' }]);
+    expect((await t.request({ method: 'GET', url: '/v1/auth/providers' })).json().data).toEqual([{ id: 'github', name: 'GitHub', type: 'github', web: true, native: false }]);
   });
 
   it('signs in with the primary verified address, the name or else the login, and the numeric id as the identity', async () => {

@@ -79,7 +79,7 @@ describe(`sign-in with OpenID Connect providers (${dialect})`, () => {
 
   it('lists the configured providers for sign-in buttons', async () => {
     const res = await t.request({ method: 'GET', url: '/v1/auth/providers' });
-    expect(res.json()).toEqual({ data: [{ id: 'test-idp', name: 'Test IdP', type: 'oidc' }], next_cursor: null });
+    expect(res.json()).toEqual({ data: [{ id: 'test-idp', name: 'Test IdP', type: 'oidc', web: true, native: false }], next_cursor: null });
   });
 
   it('web redirect flow: a new person gets a verified account, and the same account next time (amr oidc)', async () => {

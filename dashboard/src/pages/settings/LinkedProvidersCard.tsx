@@ -29,7 +29,8 @@ export function LinkedProvidersCard() {
     setNotice(`${identity.provider_name} is unlinked.`);
     await identities.reload();
   });
-  const available = providers.data?.data ?? [];
+  // Linking goes through the browser flow: a provider for native apps alone cannot be linked here.
+  const available = (providers.data?.data ?? []).filter((provider) => provider.web);
   // Nothing to show on a server without providers, unless something is still linked.
   if (available.length === 0 && !identities.data?.data.length) return null;
   const linkedIds = new Set(identities.data?.data.map((i) => i.provider));

@@ -11,7 +11,7 @@ export function SignInScreen() {
   const [providers, setProviders] = useState<Array<{ id: string; name: string }>>([]);
   // The server's sign-in providers (OIDC_PROVIDERS); none configured, no buttons.
   useEffect(() => {
-    client.auth.providers().then((list) => setProviders(list.data), () => setProviders([]));
+    client.auth.providers().then((list) => setProviders(list.data.filter((provider) => provider.web)), () => setProviders([]));
   }, [client]);
   const [mode, setMode] = useState<'sign-in' | 'sign-up'>('sign-in');
   const [name, setName] = useState('');

@@ -5,7 +5,7 @@ import { requireAccount } from '../users/request-account.js';
 import { requireAuth } from '../../http/caller.js';
 import { acceptFormBodies, FORM } from '../../http/form-body.js';
 import { problemResponses } from '../../http/schemas.js';
-import { AuthorizeQuery, CallbackParams, CodeExchangeBody, LinkIdentityBody, ProviderParams } from './identities.schemas.js';
+import { AuthorizeQuery, CallbackParams, CodeExchangeBody, IdTokenBody, LinkIdentityBody, ProviderParams } from './identities.schemas.js';
 import type { IdentitiesService } from './identities.service.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -64,6 +64,19 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
       body: CodeExchangeBody, response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 403, 409, 413, 415, 429]) },
     },
   }, async (request) => identities.signIn(request.body, clientOf(request)));
+
+  app.post('/auth/id-token', {
+    config: { publicLimit: 'login' },
+    schema: {
+      tags, operationId: 'signInWithIdToken', summary: "Sign in with the ID token of a platform's native sign-in (Apple, Google)",
+      description: 'For what Sign in with Apple and Google\'s native sign-in return to an app. `provider` is an OIDC_PROVIDERS entry with `native_client_ids`. '
+        + "The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce "
+        + '(the request\'s `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked '
+        + 'as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. '
+        + 'A provider that cannot be reached is 503 with Retry-After.',
+      body: IdTokenBody, response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 403, 409, 413, 415, 429, 503]) },
+    },
+  }, async (request) => identities.signInWithIdToken(request.body, clientOf(request)));
 
   const settings = { auth: 'session' as const, budget: 'exempt' as const };
 

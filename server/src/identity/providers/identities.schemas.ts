@@ -47,8 +47,18 @@ export type LinkIdentityBody = Static<typeof LinkIdentityBody>;
 export const SignInProvider = Type.Object({
   id: ProviderId,
   name: Type.String({ description: 'For the button' }),
-  type: Type.Union([Type.Literal('oidc'), Type.Literal('github')]),
+  type: Type.Union([Type.Literal('oidc'), Type.Literal('github'), Type.Literal('apple'), Type.Literal('google')]),
+  web: Type.Boolean({ description: 'Whether the browser flow is configured (GET /v1/auth/oidc/{provider}/authorize): show a button for it' }),
+  native: Type.Boolean({ description: "Whether native apps' ID tokens are taken (POST /v1/auth/id-token)" }),
 }, { $id: 'SignInProvider', additionalProperties: false });
+
+export const IdTokenBody = Type.Object({
+  provider: ProviderId,
+  id_token: Type.String({ minLength: 1, maxLength: 8192, description: "The ID token the platform's native sign-in returned (Sign in with Apple's `identityToken`, Google's `idToken`)" }),
+  nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The raw nonce the app made for this sign-in, when it gave the provider one (as it is, or hashed with SHA-256 in hex, as Apple asks)' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A new account's name when the token carries none (Apple tells the app the name on the first sign-in only, and puts it in no token)" })),
+}, { additionalProperties: false });
+export type IdTokenBody = Static<typeof IdTokenBody>;
 
 export const Identity = Type.Object({
   id: Type.String({ description: '`idn_…`' }),

@@ -20,7 +20,7 @@ import type { SessionsService, TokenResponse } from '../sessions/sessions.servic
 import { newOpaqueToken, sha256Hex } from '../../kernel/opaque-tokens.js';
 import { createUsersRepository, newUserRow, NO_PASSWORD, type UserRow, type UsersRepository } from '../users/users.repository.js';
 import { createIdentitiesRepository, type IdentitiesRepository, type IdentityRow, type OidcCodeRow } from './identities.repository.js';
-import type { ProviderClaims, ProviderClient } from './provider-clients.js';
+import { IdTokenRefused, type ProviderClaims, type ProviderClient } from './provider-clients.js';
 import type { RestoreOnSignIn } from '../users/restore-on-sign-in.js';
 import type { CreatePersonalOrganization } from '../users/users.repository.js';
 
@@ -77,6 +77,27 @@ function accountName(claims: { name: string | null }, email: string): string {
   return cleaned || email.split('@')[0]!.slice(0, NAME_MAX) || 'User';
 }
 
+/**
+ * What a provider proved about a person, in the shape a code row stores it: by the browser flow's
+ * callback (kept behind the one-time code), or by a native app's ID token (used at once).
+ */
+export type ProvenIdentity = Pick<OidcCodeRow, 'provider' | 'subject' | 'email' | 'email_verified' | 'name'>;
+
+/**
+ * A provider's claims made fit to keep: the subject must fit and be plain text (else null: the
+ * answer cannot be used); an address obeys registration's rule (plain ASCII, no look-alike
+ * folding) or counts as none; control characters leave the name.
+ */
+function provenFrom(providerId: string, claims: ProviderClaims): ProvenIdentity | null {
+  if (!claims.subject || claims.subject.length > SUBJECT_MAX || CONTROL.test(claims.subject)) return null;
+  const address = claims.email?.trim() ?? '';
+  const email = isEmailAddress(address) ? address : null;
+  return {
+    provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
+    name: claims.name ? [...withoutControl(claims.name)].slice(0, 200).join('') || null : null,
+  };
+}
+
 function appendQuery(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri);
   for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
@@ -114,7 +135,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     deps.notify?.(user, `Sign-in with ${provider(row.provider).name} was linked`);
   }
 
-  function newIdentity(userId: string, code: OidcCodeRow): IdentityRow {
+  function newIdentity(userId: string, code: ProvenIdentity): IdentityRow {
     const nowIso = now();
     return { id: newId('identity'), user_id: userId, provider: code.provider, subject: code.subject, email: code.email, created_at: nowIso, last_used_at: nowIso };
   }
@@ -135,7 +156,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
    * after the second factor if the account has one); else a new account. Never by an unverified
    * email on either side: that would hand an account to whoever registered the address first.
    */
-  async function accountFor(code: OidcCodeRow, client: ClientInfo): Promise<{ user: UserRow; link?: IdentityRow }> {
+  async function accountFor(code: ProvenIdentity, client: ClientInfo): Promise<{ user: UserRow; link?: IdentityRow }> {
     const linked = await repo.find(code.provider, code.subject);
     if (linked) {
       await repo.recordUse(linked.id, code.email, now());
@@ -191,14 +212,41 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     await afterLink(user, row, client, recorded);
   }
 
+  /**
+   * The sign-in a provider proved (by the browser flow's code or a native ID token): the account,
+   * its second factor, then the session. `method` is for the security log; the session's amr is
+   * `oidc` either way (a provider vouched for the person).
+   */
+  async function signInAs(code: ProvenIdentity, client: ClientInfo, method: 'oidc' | 'id_token'): Promise<TokenResponse> {
+    let found: Awaited<ReturnType<typeof accountFor>>;
+    try {
+      found = await accountFor(code, client);
+    } catch (error) {
+      // Two first sign-ins of one person raced: the other made the account; this one uses it.
+      if (!isUniqueViolation(error)) throw error;
+      found = await accountFor(code, client);
+    }
+    const { user, link } = found;
+    assertMaySignIn(user, deps.requireEmailVerification);
+    // A new way in is added only with the whole sign-in: behind a second factor, the identity
+    // waits on the challenge's row and is linked (and the owner mailed) when the factor is proved.
+    if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc'], link ? { pendingLink: JSON.stringify(link) } : {});
+    if (link) await linkByEmail(user, link, client);
+    await deps.restoreAccount(user, client);
+    const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
+    await deps.securityLog.record(user.id, 'sign_in', client, { method, provider: code.provider });
+    return tokens;
+  }
+
   return {
     list: async (userId: string) => (await repo.listForUser(userId)).map((row) => presentIdentity(row, providers)),
 
-    providers: () => [...providers.values()].map((p) => ({ id: p.id, name: p.name, type: p.type })),
+    providers: () => [...providers.values()].map((p) => ({ id: p.id, name: p.name, type: p.type, web: p.webSignIn, native: p.nativeSignIn })),
 
     /** Step 1: remember the app's side, and the URL of the provider's sign-in page. */
     async authorize(providerId: string, input: { redirect_uri: string; code_challenge: string; code_challenge_method: string; state?: string | undefined }): Promise<string> {
       const client = provider(providerId);
+      if (!client.webSignIn) throw new AppError('not_found', `${client.name} sign-in is configured here for native apps only (ID tokens at POST /v1/auth/id-token).`);
       if (!deps.isAllowedRedirect(input.redirect_uri)) {
         throw fieldError('/redirect_uri', 'not_allowed', "redirect_uri must be this server's /oidc-callback, one of OIDC_REDIRECT_URIS, or under APP_LINK_URL, in normal form.");
       }
@@ -242,20 +290,16 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
         deps.warn?.({ provider: providerId, err: error }, 'sign-in provider answer refused');
         return back({ error: 'provider_error', error_description: `The answer from ${client.name} could not be verified: try again.` });
       }
-      // What a provider says is input too: a subject must fit and be plain text; an unusable
-      // address counts as none; control characters leave the name.
-      if (!claims.subject || claims.subject.length > SUBJECT_MAX || CONTROL.test(claims.subject)) {
+      // What a provider says is input too (provenFrom).
+      const proven = provenFrom(providerId, claims);
+      if (!proven) {
         deps.warn?.({ provider: providerId }, 'sign-in provider answer refused: unusable subject');
         return back({ error: 'provider_error', error_description: `The answer from ${client.name} could not be used: try again.` });
       }
       const code = newOpaqueToken(CODE_PREFIX);
       const createdMs = clock.now();
-      // The address obeys registration's rule (plain ASCII, no look-alike folding onto another).
-      const address = claims.email?.trim() ?? '';
-      const email = isEmailAddress(address) ? address : null;
       await repo.insertCode({
-        code_hash: sha256Hex(code), provider: providerId, subject: claims.subject, email, email_verified: email && claims.emailVerified ? 1 : 0,
-        name: claims.name ? [...withoutControl(claims.name)].slice(0, 200).join('') || null : null, code_challenge: flow.code_challenge,
+        ...proven, code_hash: sha256Hex(code), code_challenge: flow.code_challenge,
         created_at: isoTime(createdMs), expires_at: isoTime(createdMs + CODE_TTL_S * 1000),
       });
       return back({ code });
@@ -263,25 +307,34 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
 
     /** Step 3 (signing in): the code and the app's verifier → tokens, or the second-factor challenge. */
     async signIn(input: { code: string; code_verifier: string }, client: ClientInfo): Promise<TokenResponse> {
-      const code = await redeemCode(input);
-      let found: Awaited<ReturnType<typeof accountFor>>;
-      try {
-        found = await accountFor(code, client);
-      } catch (error) {
-        // Two first sign-ins of one person raced: the other made the account; this one uses it.
-        if (!isUniqueViolation(error)) throw error;
-        found = await accountFor(code, client);
+      return signInAs(await redeemCode(input), client, 'oidc');
+    },
+
+    /**
+     * A native app's sign-in (Sign in with Apple, Google's sheet): the ID token it got, checked here
+     * (provider-clients.ts `verifyIdToken`), then the same account rules as the browser flow.
+     * `name` names a new account when the token has none (Apple tells the app the name once, and
+     * puts it in no token).
+     */
+    async signInWithIdToken(input: { provider: string; id_token: string; nonce?: string | undefined; name?: string | undefined }, client: ClientInfo): Promise<TokenResponse> {
+      const provider = providers.get(input.provider);
+      if (!provider?.nativeSignIn) {
+        throw fieldError('/provider', 'not_allowed', `No provider "${input.provider}" takes native ID tokens here (OIDC_PROVIDERS entries with native_client_ids).`);
       }
-      const { user, link } = found;
-      assertMaySignIn(user, deps.requireEmailVerification);
-      // A new way in is added only with the whole sign-in: behind a second factor, the identity
-      // waits on the challenge's row and is linked (and the owner mailed) when the factor is proved.
-      if (await deps.mfa.isEnabled(user.id)) throw await deps.mfa.challenge(user.id, ['oidc'], link ? { pendingLink: JSON.stringify(link) } : {});
-      if (link) await linkByEmail(user, link, client);
-      await deps.restoreAccount(user, client);
-      const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
-      await deps.securityLog.record(user.id, 'sign_in', client, { method: 'oidc', provider: code.provider });
-      return tokens;
+      let claims: ProviderClaims;
+      try {
+        claims = await provider.verifyIdToken(input.id_token, input.nonce, new Date(clock.now()));
+      } catch (error) {
+        if (error instanceof IdTokenRefused) {
+          deps.warn?.({ provider: input.provider, reason: error.message }, 'native ID token refused');
+          throw new AppError('invalid_token', `The ID token is not one ${provider.name} issued for this app, has expired, or its nonce does not match.`);
+        }
+        deps.warn?.({ provider: input.provider, err: error }, 'sign-in provider unreachable');
+        throw new AppError('service_unavailable', `${provider.name} cannot be reached right now; try again in a minute.`, { headers: { 'Retry-After': '60' } });
+      }
+      const proven = provenFrom(input.provider, claims);
+      if (!proven) throw new AppError('invalid_token', `The ID token from ${provider.name} names no usable subject.`);
+      return signInAs({ ...proven, name: proven.name ?? (input.name ? [...withoutControl(input.name)].slice(0, 200).join('') || null : null) }, client, 'id_token');
     },
 
     /**

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { nativeIdToken, sha256Hex } from '../../native-id-token.js';
 import { signInAtProvider } from '../../provider-browser.js';
 import type { ContractClient } from '../contract-client.js';
 import { confirmEmail, signUp, uniqueEmail, type GetContext } from '../context.js';
-import { APP_LINK_URL, OFFLINE_PROVIDER, OIDC_PROVIDER } from '../stack.js';
+import { APP_LINK_URL, NATIVE_APP, OFFLINE_PROVIDER, OIDC_PROVIDER } from '../stack.js';
 
 const REDIRECT_URI = `${APP_LINK_URL}/oidc`;
 
@@ -78,6 +79,25 @@ export function identitiesJourney(ctx: GetContext): void {
       expect(refused.body.errors[0].field).toBe('/redirect_uri');
       await api.call('authorizeWithProvider', { path: { provider: 'nobody' }, query: { ...query, redirect_uri: REDIRECT_URI } }, 404);
       const down = await api.call('authorizeWithProvider', { path: { provider: OFFLINE_PROVIDER }, query: { ...query, redirect_uri: REDIRECT_URI } }, 503);
+      expect(down.headers.get('retry-after')).toBe('60');
+    });
+
+    it("signs a native app's person in with its ID token, and refuses what does not hold", async () => {
+      const { api, stack } = ctx();
+      const someone = person();
+      const nonce = `conformance-${randomBytes(8).toString('hex')}`;
+      const idToken = await nativeIdToken(stack.issuer.url, NATIVE_APP, someone.id, sha256Hex(nonce));
+      const tokens = await api.call('signInWithIdToken', { json: { provider: OIDC_PROVIDER, id_token: idToken, nonce } }, 200);
+      expect(tokens.body.token_type).toBe('bearer');
+      expect((await api.call('signInWithIdToken', { json: { provider: OIDC_PROVIDER, id_token: idToken, nonce: 'another' } }, 401)).body.code).toBe('invalid_token');
+      const unverified = person(false);
+      const unverifiedToken = await nativeIdToken(stack.issuer.url, NATIVE_APP, unverified.id);
+      expect((await api.call('signInWithIdToken', { json: { provider: OIDC_PROVIDER, id_token: unverifiedToken } }, 403)).body.code).toBe('email_not_verified');
+      const registered = await signUp(api, 'native-taken');
+      const taken = await nativeIdToken(stack.issuer.url, NATIVE_APP, person(true, registered.email).id);
+      expect((await api.call('signInWithIdToken', { json: { provider: OIDC_PROVIDER, id_token: taken } }, 409)).body.code).toBe('email_taken');
+      await api.call('signInWithIdToken', { json: { provider: 'nobody', id_token: idToken } }, 400);
+      const down = await api.call('signInWithIdToken', { json: { provider: OFFLINE_PROVIDER, id_token: idToken } }, 503);
       expect(down.headers.get('retry-after')).toBe('60');
     });
 
