@@ -1,11 +1,11 @@
 /**
  * The links Gatehouse mails (with APP_LINK_URL set, they open the app): verify-email,
- * reset-password and accept-invitation, each carrying a single-use `token`. Parsed by hand rather than with `URL`,
+ * reset-password, accept-invitation and sign-in, each carrying a single-use `token`. Parsed by hand rather than with `URL`,
  * whose React Native implementation does not read custom schemes' queries everywhere.
  */
 import type { Gatehouse, Organization, Schemas } from '@gatehouse/sdk';
 
-const PAGES = ['verify-email', 'reset-password', 'accept-invitation'] as const;
+const PAGES = ['verify-email', 'reset-password', 'accept-invitation', 'sign-in'] as const;
 type Page = (typeof PAGES)[number];
 
 export type AuthLink = { kind: Page; token: string };
@@ -36,6 +36,8 @@ export type AuthLinkResult =
   | { kind: 'reset-password'; token: string; complete(password: string, options?: { revokeApiKeys?: boolean }): Promise<void> }
   /** An invitation: what it is for (before signing in), and `accept()` once signed in with the address it was sent to. */
   | { kind: 'invitation'; token: string; preview: Schemas['InvitationPreview']; accept(): Promise<Organization> }
+  /** A passwordless sign-in link: the session is stored (useSession's handleAuthLink also shows it, with the user). */
+  | { kind: 'signed-in'; user?: Schemas['Me'] }
   | { kind: 'not-an-auth-link' };
 
 /**
@@ -54,6 +56,10 @@ export async function handleAuthLink(client: Gatehouse, url: string): Promise<Au
   if (link.kind === 'verify-email') {
     await client.auth.verifyEmail({ token: link.token });
     return { kind: 'email-verified' };
+  }
+  if (link.kind === 'sign-in') {
+    await client.auth.verifyEmailSignIn({ token: link.token });
+    return { kind: 'signed-in' };
   }
   if (link.kind === 'accept-invitation') {
     const preview = await client.invitations.preview(link.token);

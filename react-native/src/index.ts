@@ -11,8 +11,9 @@ export { memorySessionStorage, withUserCache, type SessionStorage, type User } f
 export { addPasskey, logInWithPasskey, type PasskeyAuthenticator } from './passkeys.js';
 export { authorizeWithProvider, type AuthSessionResult, type OpenAuthSession, type ProviderSignInOptions } from './provider-sign-in.js';
 export { authorizeInBrowser, createAuthorizationClient, useDeviceAuthorization, type AuthorizeInBrowserOptions, type DeviceAuthorizationStatus, type UseDeviceAuthorization } from './app-authorization.js';
+export { createSignInNonce } from './sign-in-nonce.js';
 export { handleAuthLink, parseAuthLink, type AuthLink, type AuthLinkResult } from './auth-link.js';
 export { isTerminal, type AppStateLike, type SessionSnapshot, type SessionStatus } from './session-controller.js';
 export type { BackoffOptions } from './backoff.js';
 // The SDK's client and errors, so an app needs one import.
-export { createGatehouse, GatehouseError, type AuthorizationClient, type DeviceAuthorization, type OauthTokens, isGatehouseError, memoryTokenStore, mfaChallengeOf, providerCallbackOf, type Gatehouse, type MfaChallenge, type TokenStore } from '@gatehouse/sdk';
+export { createGatehouse, GatehouseError, type AuthorizationClient, type DeviceAuthorization, type OauthTokens, isGatehouseError, memoryTokenStore, mfaChallengeOf, providerCallbackOf, type Gatehouse, type MfaChallenge, type SignInNonce, type TokenStore } from '@gatehouse/sdk';

@@ -160,6 +160,36 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return adoptNewSession();
   }
 
+  /**
+   * Signs in with the 6-digit code of a mailed sign-in (`client.auth.startEmailSignIn` sent it).
+   * Like signIn, rejects with 403 `mfa_required` on an account with a second factor.
+   */
+  async function signInWithEmailCode(email: string, code: string): Promise<User> {
+    epoch++;
+    await client.auth.verifyEmailSignIn({ email, code });
+    return adoptNewSession();
+  }
+
+  /** The same with the mailed link's token (handleAuthLink calls it for a sign-in link). */
+  async function signInWithEmailLink(token: string): Promise<User> {
+    epoch++;
+    await client.auth.verifyEmailSignIn({ token });
+    return adoptNewSession();
+  }
+
+  /**
+   * Signs in with the ID token a platform's native sheet returned (Sign in with Apple, Google's),
+   * with the raw nonce of `createSignInNonce()` when the sheet was given one. Rejects like signIn.
+   */
+  async function signInWithIdToken(input: { provider: string; idToken: string; nonce?: string; name?: string }): Promise<User> {
+    epoch++;
+    await client.auth.signInWithIdToken({
+      provider: input.provider, id_token: input.idToken,
+      ...(input.nonce === undefined ? {} : { nonce: input.nonce }), ...(input.name ? { name: input.name } : {}),
+    });
+    return adoptNewSession();
+  }
+
   /** The SDK holds a new session: load its user and show it. */
   async function adoptNewSession(): Promise<User> {
     let user: User;
@@ -227,6 +257,12 @@ export function createSessionController({ client, storage, appState, retry }: Se
     signInWithProvider,
 
     signInWithPasskey,
+
+    signInWithEmailCode,
+
+    signInWithEmailLink,
+
+    signInWithIdToken,
 
     verifyMfa,
 

@@ -1,6 +1,6 @@
 import type { RequestBody } from '@gatehouse/sdk';
 import { useMemo, useSyncExternalStore } from 'react';
-import { handleAuthLink, type AuthLinkResult } from './auth-link.js';
+import { handleAuthLink, parseAuthLink, type AuthLinkResult } from './auth-link.js';
 import type { PasskeyAuthenticator } from './passkeys.js';
 import type { ProviderSignInOptions } from './provider-sign-in.js';
 import { useGatehouseContext } from './provider.js';
@@ -18,13 +18,29 @@ export interface UseSession extends SessionSnapshot {
   signInWithProvider(providerId: string, options: ProviderSignInOptions): Promise<User>;
   /** Signs in with a passkey through the platform's sheet (react-native-passkeys); rejects with `aborted` when it was closed. */
   signInWithPasskey(options?: { passkeys?: PasskeyAuthenticator }): Promise<User>;
+  /**
+   * Mails a 6-digit code and a sign-in link to `email` (10 minutes). Resolves the same whether or
+   * not the address has an account; `createAccount: false` mails only addresses that have one.
+   */
+  sendEmailCode(email: string, options?: { createAccount?: boolean }): Promise<void>;
+  /** Signs in with that code; rejects with 401 `invalid_credentials` when it is wrong or old, and like signIn. */
+  signInWithEmailCode(email: string, code: string): Promise<User>;
+  /**
+   * Signs in with the ID token of a platform's native sign-in (expo-apple-authentication's
+   * `identityToken`, Google's `idToken`); `nonce` is `createSignInNonce().nonce` when the sheet
+   * got its hash (Apple) or the nonce itself (Google). `name`: Apple gives it to the app once.
+   */
+  signInWithIdToken(input: { provider: string; idToken: string; nonce?: string; name?: string }): Promise<User>;
   /** Finishes such a sign-in with the challenge's token (`mfaChallengeOf(error).mfaToken`) and a code or recovery code. */
   verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User>;
   signUp(input: RequestBody<'register'>): Promise<User>;
   signOut(): Promise<void>;
   /** Ask the server again (e.g. pull to refresh); failures keep the session. */
   revalidate(): Promise<void>;
-  /** Completes a mailed verify-email or reset-password link that opened the app. */
+  /**
+   * Completes a mailed link that opened the app: verify-email, reset-password, an invitation, or
+   * a sign-in link (which signs in: `{ kind: 'signed-in', user }`, or rejects like signIn).
+   */
   handleAuthLink(url: string): Promise<AuthLinkResult>;
 }
 
@@ -37,11 +53,19 @@ export function useSession(): UseSession {
       signIn: controller.signIn,
       signInWithProvider: controller.signInWithProvider,
       signInWithPasskey: controller.signInWithPasskey,
+      signInWithEmailCode: controller.signInWithEmailCode,
+      signInWithIdToken: controller.signInWithIdToken,
+      async sendEmailCode(email: string, options: { createAccount?: boolean } = {}): Promise<void> {
+        await client.auth.startEmailSignIn({ email, create_account: options.createAccount ?? true });
+      },
       verifyMfa: controller.verifyMfa,
       signUp: controller.signUp,
       signOut: controller.signOut,
       revalidate: controller.revalidate,
       async handleAuthLink(url: string): Promise<AuthLinkResult> {
+        // A sign-in link signs in through the controller, so the app's state follows at once.
+        const link = parseAuthLink(url);
+        if (link?.kind === 'sign-in') return { kind: 'signed-in', user: await controller.signInWithEmailLink(link.token) };
         const result = await handleAuthLink(client, url);
         // A verified address shows at once in the signed-in user.
         if (result.kind === 'email-verified' && controller.getSnapshot().status === 'signed-in') await controller.revalidate();

@@ -15,9 +15,15 @@ export default async function globalSetup() {
   const { startServerOnFreshSqlite } = await import('../../server/test/server-process.ts');
   const { startTestIssuer } = await import('../../server/test/oidc-issuer.ts');
   // A native client: its loopback redirect URI matches the server's port, whichever it gets (RFC 8252).
+  // The second client is the example app's native sign-in sheet (its ID tokens sign in at
+  // POST /v1/auth/id-token); the issuer puts the address in its ID tokens, as Apple and Google do.
+  const { nativeTestClient, NATIVE_TEST_APP } = await import('./native-app.ts');
   const issuer = await startTestIssuer(
-    [{ client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] }],
-    { openAccounts: true },
+    [
+      { client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret', application_type: 'native', redirect_uris: ['http://127.0.0.1/v1/auth/oidc/test-idp/callback'] },
+      nativeTestClient(NATIVE_TEST_APP),
+    ],
+    { openAccounts: true, claimsInIdToken: true },
   );
   globalThis.__gatehouseIssuer = issuer;
   const logFile = join(mkdtempSync(join(tmpdir(), 'gatehouse-rn-')), 'server.log');
@@ -32,12 +38,13 @@ export default async function globalSetup() {
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
     ACCOUNT_RATE_LIMIT_PER_MINUTE: '100000',
     APP_LINK_URL: 'gatehouse-example://auth',
-    OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret' }]),
+    OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret', native_client_ids: [NATIVE_TEST_APP.clientId] }]),
   });
   appendFileSync(logFile, server.output());
   server.child.stdout?.on('data', (chunk) => appendFileSync(logFile, chunk));
   server.child.stderr?.on('data', (chunk) => appendFileSync(logFile, chunk));
   process.env.GATEHOUSE_TEST_URL = server.base;
   process.env.GATEHOUSE_TEST_LOG = logFile;
+  process.env.GATEHOUSE_TEST_ISSUER = issuer.url;
   globalThis.__gatehouseServer = server;
 }

@@ -27,7 +27,7 @@ export async function returningUser(name = 'Ada Returning'): Promise<{ email: st
 }
 
 /** The link the server mailed to `email` for `page` (the development log mailer writes mails to the log). */
-export async function mailedLink(email: string, page: 'verify-email' | 'reset-password' | 'accept-invitation', timeoutMs = 5_000): Promise<string> {
+export async function mailedLink(email: string, page: 'verify-email' | 'reset-password' | 'accept-invitation' | 'sign-in', timeoutMs = 5_000): Promise<string> {
   const started = Date.now();
   for (;;) {
     const lines = readFileSync(process.env.GATEHOUSE_TEST_LOG!, 'utf8').split('\n').filter((line) => line.includes('"mail"'));
@@ -38,6 +38,21 @@ export async function mailedLink(email: string, page: 'verify-email' | 'reset-pa
       .filter((link): link is string => link !== undefined);
     if (links.length > 0) return links.at(-1)!;
     if (Date.now() - started > timeoutMs) throw new Error(`no ${page} mail to ${email}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The 6-digit code of the newest sign-in mail to `email`. */
+export async function mailedCode(email: string, timeoutMs = 5_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const codes = readFileSync(process.env.GATEHOUSE_TEST_LOG!, 'utf8').split('\n').filter((line) => line.includes('"mail"'))
+      .map((line) => JSON.parse(line) as { mail: { to: string; text: string } })
+      .filter((entry) => entry.mail.to === email)
+      .map((entry) => /sign-in code is (\d{6})/.exec(entry.mail.text)?.[1])
+      .filter((code): code is string => code !== undefined);
+    if (codes.length > 0) return codes.at(-1)!;
+    if (Date.now() - started > timeoutMs) throw new Error(`no sign-in code mailed to ${email}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

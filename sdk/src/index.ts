@@ -11,7 +11,7 @@ export type { FetchLike } from './http.js';
 export type { components, OperationId, operations, Page, paths, QueryParams, RequestBody, Schemas, Success } from './operations.js';
 export type * from './models.js';
 export { collect, paginate } from './pagination.js';
-export { createPkcePair, pkceChallenge, type PkcePair, type RandomBytes } from './pkce.js';
+export { createPkcePair, createSignInNonce, pkceChallenge, type PkcePair, type RandomBytes, type SignInNonce } from './pkce.js';
 export { providerCallbackOf, type ProviderSignInOptions, type ProviderSignInStart } from './provider-sign-in.js';
 export type { EventsStreamOptions } from './resources/events.js';
 export type { RemoveMemberOptions } from './resources/organizations.js';

@@ -81,6 +81,26 @@ export async function pkceChallenge(codeVerifier: string): Promise<string> {
   return base64url(sha256Ascii(codeVerifier));
 }
 
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+export interface SignInNonce {
+  /** Send this one to Gatehouse (`signInWithIdToken({ nonce })`). */
+  nonce: string;
+  /** Give this one to a sheet that wants the nonce hashed (Sign in with Apple): SHA-256, hex. */
+  hashedNonce: string;
+}
+
+/**
+ * A nonce for a native sign-in (Apple, Google): binds the sheet's ID token to this one sign-in,
+ * so a token taken from elsewhere cannot be replayed here. Apple's sheet takes `hashedNonce` and
+ * puts it in the token; Google's takes `nonce` as it is. Gatehouse accepts either in the token
+ * when the app sends it `nonce`.
+ */
+export function createSignInNonce(randomBytes: RandomBytes = platformRandomBytes): SignInNonce {
+  const nonce = hex(randomBytes(32));
+  return { nonce, hashedNonce: hex(sha256Ascii(nonce)) };
+}
+
 /** A new verifier (32 random bytes, 43 characters) and its challenge. */
 export async function createPkcePair(randomBytes: RandomBytes = platformRandomBytes): Promise<PkcePair> {
   const codeVerifier = base64url(randomBytes(32));

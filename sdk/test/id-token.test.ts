@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatehouse } from '../src/index.js';
+import { createGatehouse, createSignInNonce } from '../src/index.js';
 import { nativeIdToken, nativeTestClient, sha256Hex } from '../../server/test/native-id-token.js';
 import { startTestIssuer, type TestIssuer } from '../../server/test/oidc-issuer.js';
 import { rejection } from './helpers.js';
@@ -27,8 +27,11 @@ describe('auth.signInWithIdToken', () => {
     const id = `sdk-native-${randomBytes(4).toString('hex')}`;
     const email = uniqueEmail();
     issuer.accounts.set(id, { id, email, email_verified: true });
-    const nonce = randomBytes(16).toString('hex');
-    const idToken = await nativeIdToken(issuer.url, APP, id, sha256Hex(nonce));
+    // Apple's way: the sheet gets the hash, Gatehouse the nonce.
+    const { nonce, hashedNonce } = createSignInNonce();
+    expect(hashedNonce).toBe(sha256Hex(nonce));
+    expect(nonce).toMatch(/^[0-9a-f]{64}$/);
+    const idToken = await nativeIdToken(issuer.url, APP, id, hashedNonce);
 
     const gh = createGatehouse({ baseUrl: server.base });
     expect((await gh.auth.providers()).data).toEqual([{ id: 'apple', name: 'Apple', type: 'apple', web: false, native: true }]);
