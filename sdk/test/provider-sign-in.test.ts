@@ -48,7 +48,7 @@ describe('provider sign-in', () => {
 
   it('signs in through the provider the way a mobile app does, and signs in to the same account again', async () => {
     const gh = createGatehouse({ baseUrl: server.base });
-    expect((await gh.auth.providers()).data).toEqual([{ id: 'test-idp', name: 'Test IdP', type: 'oidc' }]);
+    expect((await gh.auth.providers()).data).toEqual([{ id: 'test-idp', name: 'Test IdP', type: 'oidc', web: true, native: false }]);
     const someone = person();
     const start = await gh.auth.providerSignIn('test-idp', { redirectUri: 'myapp://auth/oidc', state: 'open-chats' });
     expect(start.url.startsWith(`${server.base}/v1/auth/oidc/test-idp/authorize?`)).toBe(true);

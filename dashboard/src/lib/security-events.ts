@@ -40,6 +40,7 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   account_restored: 'Account restored',
   app_connected: 'App allowed to act for you',
   app_disconnected: 'App disconnected',
+  sign_in_code_requested: 'Sign-in code mailed',
 };
 
 /** Events that may mean someone else is trying: shown with a warning badge. */
