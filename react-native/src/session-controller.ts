@@ -190,6 +190,30 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return adoptNewSession();
   }
 
+  /**
+   * Signs in as a new guest (the server's ANONYMOUS_SIGN_IN): the app works at once, and the
+   * person upgrades later (upgradeGuest) keeping everything. `user.is_anonymous` says which.
+   */
+  async function signInAsGuest(): Promise<User> {
+    epoch++;
+    await client.auth.signInAnonymously();
+    return adoptNewSession();
+  }
+
+  /**
+   * The guest becomes an ordinary account with the same id and data: an address (confirmed by
+   * mail), and optionally a password and a name. The session goes on; the user shows the change.
+   */
+  async function upgradeGuest(input: { email: string; password?: string; name?: string }): Promise<User> {
+    const since = epoch;
+    await client.me.upgrade({ email: input.email, ...(input.password ? { password: input.password } : {}), ...(input.name ? { name: input.name } : {}) });
+    const user = await client.me.get();
+    if (since !== epoch) return user; // signed out or in as someone else meanwhile
+    await storage.setUser(user);
+    set({ status: 'signed-in', user, isStale: false, error: null });
+    return user;
+  }
+
   /** The SDK holds a new session: load its user and show it. */
   async function adoptNewSession(): Promise<User> {
     let user: User;
@@ -263,6 +287,10 @@ export function createSessionController({ client, storage, appState, retry }: Se
     signInWithEmailLink,
 
     signInWithIdToken,
+
+    signInAsGuest,
+
+    upgradeGuest,
 
     verifyMfa,
 

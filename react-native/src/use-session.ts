@@ -31,6 +31,14 @@ export interface UseSession extends SessionSnapshot {
    * got its hash (Apple) or the nonce itself (Google). `name`: Apple gives it to the app once.
    */
   signInWithIdToken(input: { provider: string; idToken: string; nonce?: string; name?: string }): Promise<User>;
+  /**
+   * "Try without an account": signs in as a new guest (the server's ANONYMOUS_SIGN_IN; 404
+   * `not_found` when it is off). `user.is_anonymous` is true and `user.email` null until
+   * upgradeGuest. A guest cannot create API keys, organizations or webhooks (403 `guest_not_allowed`).
+   */
+  signInAsGuest(): Promise<User>;
+  /** The guest keeps its id and data and gets an address (mailed for confirmation), a password, a name. 409 `email_taken` when the address has an account. */
+  upgradeGuest(input: { email: string; password?: string; name?: string }): Promise<User>;
   /** Finishes such a sign-in with the challenge's token (`mfaChallengeOf(error).mfaToken`) and a code or recovery code. */
   verifyMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<User>;
   signUp(input: RequestBody<'register'>): Promise<User>;
@@ -55,6 +63,8 @@ export function useSession(): UseSession {
       signInWithPasskey: controller.signInWithPasskey,
       signInWithEmailCode: controller.signInWithEmailCode,
       signInWithIdToken: controller.signInWithIdToken,
+      signInAsGuest: controller.signInAsGuest,
+      upgradeGuest: controller.upgradeGuest,
       async sendEmailCode(email: string, options: { createAccount?: boolean } = {}): Promise<void> {
         await client.auth.startEmailSignIn({ email, create_account: options.createAccount ?? true });
       },

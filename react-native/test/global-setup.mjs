@@ -38,6 +38,7 @@ export default async function globalSetup() {
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
     ACCOUNT_RATE_LIMIT_PER_MINUTE: '100000',
     APP_LINK_URL: 'gatehouse-example://auth',
+    ANONYMOUS_SIGN_IN: 'true',
     OIDC_PROVIDERS: JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: issuer.url, client_id: 'gatehouse-rn', client_secret: 'rn-suite-client-secret', native_client_ids: [NATIVE_TEST_APP.clientId] }]),
   });
   appendFileSync(logFile, server.output());

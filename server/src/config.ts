@@ -27,6 +27,7 @@ const INTS = {
   STREAM_HEARTBEAT_SECONDS: IntString(1, 300),
   USAGE_FLUSH_SECONDS: IntString(1, 300),
   ACCOUNT_DELETION_GRACE_DAYS: IntString(0, 3650),
+  GUEST_RETENTION_DAYS: IntString(1, 3650),
 } as const;
 
 /**
@@ -119,6 +120,10 @@ export const Config = Type.Object({
   usageFlushSeconds: Type.Integer({ minimum: 1 }),
   /** Days between DELETE /v1/users/me and the purge; a sign-in meanwhile restores the account. 0: at once (flows/account-deletion.ts). */
   accountDeletionGraceDays: Type.Integer({ minimum: 0 }),
+  /** Guest accounts (POST /v1/auth/anonymous, identity/guests) may be made. */
+  anonymousSignIn: Type.Boolean(),
+  /** A guest unused this many days is purged with its data. */
+  guestRetentionDays: Type.Integer({ minimum: 1 }),
   /** Second factors: how long a proved factor lets a session make sensitive changes; the issuer authenticator apps show. */
   mfa: Type.Object({ stepUpSeconds: Type.Integer(), totpIssuer: Type.String() }),
   /** Passkeys: the relying party's id (a domain: PUBLIC_URL's host by default), its name, and the origins (web, or app signatures) allowed to use them. */
@@ -336,6 +341,8 @@ export function loadConfig(env: Env = process.env): Config {
     streamHeartbeatSeconds: readInt(env, 'STREAM_HEARTBEAT_SECONDS', 15),
     usageFlushSeconds: readInt(env, 'USAGE_FLUSH_SECONDS', 10),
     accountDeletionGraceDays: readInt(env, 'ACCOUNT_DELETION_GRACE_DAYS', 30),
+    anonymousSignIn: readBool(env, 'ANONYMOUS_SIGN_IN'),
+    guestRetentionDays: readInt(env, 'GUEST_RETENTION_DAYS', 30),
     mfa: { stepUpSeconds: readInt(env, 'MFA_STEP_UP_SECONDS', 600), totpIssuer: readTotpIssuer(env, productName) },
     webauthn: readWebauthn(env, publicUrl, productName),
     oidcProviders: readOidcProviders(env),

@@ -11,7 +11,7 @@ import { createRedisLimiter } from './kernel/limits/redis-limiter.js';
 import { createMailer, type Mailer } from './kernel/mail/mailer.js';
 import { connectRedis } from './kernel/redis.js';
 import { createRevocationList, type RevocationList } from './kernel/revocation.js';
-import { mailLinks, mailTemplates, createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createLoginService, createMfaRepository, createPasswordlessService, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type LoginService, type MfaService, type PasswordlessService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
+import { mailLinks, mailTemplates, createAccessTokens, createAccountCache, createAccountEmailService, createEmailTokens, createIdentitiesRepository, createIdentitiesService, createKeyRing, createGuests, createLoginService, createMfaRepository, createPasswordlessService, createMfaService, createPasskeysRepository, createPasskeysService, createPasswordHasher, createProviderClients, createSecurityLog, createSessionsRepository, createSessionsService, createUsersRepository, createUsersService, redirectUriChecker, type AccessTokens, type AccountCache, type AccountEmailService, type IdentitiesService, type KeyRing, type Guests, type LoginService, type MfaService, type PasswordlessService, type PasskeysService, type PasswordHasher, type SecurityLog, type SessionsService, type UsersService } from './identity/index.js';
 import { createAccountDeletion, createAccountExport, createAccountPurge, type AccountDeletion, type AccountExport, type AccountPurge } from './flows/index.js';
 import { createAdminService, createAuthorizationServer, createClientMetadataDocuments, createOauthApps, createOauthConsent, createOauthGrants, createPersonalOrganization, createApiKeyVerifier, createApiKeysRepository, createApiKeysService, createOrganizationCache, createOrganizationsRepository, createOrganizationsService, createUsageCounter, createUsageHistoryRepository, createUsageHistoryService, createUsageRetention, createVerificationService, type AdminService, type AuthorizationServer, type OauthApps, type OauthConsent, type OauthGrants, type ApiKeyVerifierService, type ApiKeysService, type OrganizationCache, type OrganizationsService, type UsageCounter, type UsageHistoryService, type VerificationService } from './access/index.js';
 import { createAgentsService, createChatsService, createMcpHandler, createMemoryEventNotices, createMemoryStreamSlots, createRedisEventNotices, createRedisStreamSlots, createStreams, createWebhooks, type AgentsService, type ChatsService, type EventNotices, type McpHandler, type StreamSlots, type Streams, type Webhooks } from './platform/index.js';
@@ -40,6 +40,8 @@ export interface Dependencies {
   login: LoginService;
   /** Passwordless sign-in by a mailed code or link. */
   passwordless: PasswordlessService;
+  /** Guest accounts (ANONYMOUS_SIGN_IN) and their upgrade. */
+  guests: Guests;
   mfa: MfaService;
   passkeys: PasskeysService;
   identities: IdentitiesService;
@@ -189,7 +191,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const accountPurge = createAccountPurge({
       users: usersRepository, dialect: database.dialect, sessions, apiKeys, accounts, organizations: organizationCache, clock, onError,
       warn: (detail, message) => overrides.logger?.warn(detail, message),
-      notifyCalledOff: accountEmail.notifyDeletionCalledOff,
+      notifyCalledOff: accountEmail.notifyDeletionCalledOff, guestRetentionDays: config.guestRetentionDays,
     });
     accountPurge.start();
     const accountDeletion = createAccountDeletion({
@@ -225,6 +227,10 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       db: database.db, clock, users: usersRepository, sessions, mfa, attempts, maxFailures: config.loginMaxFailures, securityLog, accounts, mailer, mails,
       link: mailLinks(config), requireEmailVerification: config.requireEmailVerification, createPersonalOrganization, apiKeys, restoreAccount,
       onEvent: events.committed, onError,
+    });
+    const guests = createGuests({
+      db: database.db, clock, enabled: config.anonymousSignIn, sessions, hasher, attempts, accounts, securityLog, createPersonalOrganization,
+      sendVerification: accountEmail.sendVerification, onEvent: events.committed,
     });
     const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, securityLog, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });
@@ -271,7 +277,7 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     const sharedHandle = shared;
     return {
       config, clock, database, bus, keyRing, accessTokens, revocations, attempts, limiter, hasher, accounts,
-      users, sessions, login, passwordless, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
+      users, sessions, login, passwordless, guests, mfa, passkeys, identities, apiKeys, apiKeyVerifier, verification, admin, agents, chats, events, webhooks, streams, mailer, securityLog, accountEmail,
       accountDeletion, accountPurge, accountExport,
       usageCounter, usageHistory, organizationCache, organizations, oauth,
       mcp: createMcpHandler({ services: { agents, chats }, publicUrl: config.publicUrl, version: SERVICE_VERSION, onError }),

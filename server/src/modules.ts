@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Dependencies } from './dependencies.js';
 import { Agent, Chat, CreatedWebhookEndpoint, MCP_TOOLS, Message, WebhookDelivery, WebhookEndpoint, agentsRoutes, chatsRoutes, mcpRoutes, protectedResourceRoute, streamsRoutes, webhooksRoutes } from './platform/index.js';
-import { mcpAudience, Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, mfaRoutes, passkeysRoutes, passwordlessRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
+import { mcpAudience, Identity, Jwks, Me, MfaStatus, Passkey, SecurityEvent, Session, SignInProvider, TokenResponse, User, accountEmailRoutes, appLinksRoutes, authRoutes, identitiesRoutes, jwksRoute, guestsRoutes, mfaRoutes, passkeysRoutes, passwordlessRoutes, securityLogRoutes, sessionsRoutes, usersRoutes } from './identity/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { USER_SCOPES } from './kernel/access-terms/scopes.js';
 import { AccountExportSchema, accountFlowRoutes } from './flows/index.js';
@@ -35,6 +35,7 @@ export const V1_MODULES: AppModule[] = [
   { name: 'account-flows', register: (v1, d) => v1.register(accountFlowRoutes, { accountDeletion: d.accountDeletion, accountExport: d.accountExport }) },
   { name: 'mfa', schemas: [MfaStatus], register: (v1, d) => v1.register(mfaRoutes, { mfa: d.mfa }) },
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },
+  { name: 'guests', schemas: [], register: (v1, d) => v1.register(guestsRoutes, { guests: d.guests }) },
   { name: 'passwordless', schemas: [], register: (v1, d) => v1.register(passwordlessRoutes, { passwordless: d.passwordless }) },
   { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },

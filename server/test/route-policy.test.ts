@@ -32,6 +32,7 @@ const GRANTS_POWER: Record<string, Exclude<RoutePolicy['stepUp'], 'never'>> = {
   unlinkIdentity: 'always', // removes one (a thief keeps theirs, the owner loses theirs)
   passkeyRegistrationOptions: 'always', // adds a way in
   addPasskey: 'always',
+  upgradeGuest: 'always', // adds an address and a password: new ways in (a guest has no factor, so it passes)
   removePasskey: 'always',
   regenerateRecoveryCodes: 'always', // ten new ways past the factor
   deleteOrganization: 'always',
@@ -63,6 +64,18 @@ const GRANTS_NOTHING: Record<string, string> = {
   disableTotp: 'its body proves the factor (a code), or the password after a recent step-up',
   stepUp: 'it is the proof',
 };
+
+/**
+ * What a guest account (ANONYMOUS_SIGN_IN) is refused: every operation that grants power, creates a
+ * webhook, a team or an OAuth app. The test reads it off the served routes, so a new route's
+ * classification shows up here.
+ */
+const REFUSED_TO_GUESTS = [
+  'createApiKey', 'updateApiKey', 'rollApiKey', 'decideOauthInteraction', 'rotateOauthAppSecret', 'createOauthApp', 'changePassword', 'changeEmail',
+  'linkIdentity', 'unlinkIdentity', 'passkeyRegistrationOptions', 'addPasskey', 'removePasskey', 'regenerateRecoveryCodes',
+  'createOrganization', 'deleteOrganization', 'updateOrganizationMember', 'createOrganizationInvitation', 'adminUpdateUser', 'adminUpdateOrganization',
+  'createWebhook', 'updateWebhook', 'deleteWebhook', 'testWebhook', 'redeliverWebhookDelivery', 'redeliverFailedWebhookDeliveries', 'rotateWebhookSecret',
+].sort();
 
 /** How each operation on one API key treats it. */
 const KEY_OPERATIONS: Record<string, RoutePolicy['key']> = {
@@ -108,6 +121,13 @@ describe(`route policy (${dialect})`, () => {
   describe('declarations', () => {
     it('the collection works (a silent hook would make every check below vacuous)', () => {
       expect(accountWrites().map((r) => r.operationId)).toEqual(expect.arrayContaining(['createApiKey', 'deleteOrganization', 'logout']));
+    });
+
+    it('refuses guests exactly what grants power, makes a webhook, a team or an OAuth app (a new route is classified by its declaration)', () => {
+      const refused = served.filter((r) => r.policy.auth !== undefined && r.policy.guests === 'refused').map((r) => r.operationId ?? `${r.method} ${r.url}`);
+      expect([...new Set(refused)].sort()).toEqual(REFUSED_TO_GUESTS);
+      // A guest may always leave, and upgrade.
+      for (const id of ['deleteMe', 'upgradeGuest']) expect(served.find((r) => r.operationId === id)?.policy.guests, id).toBe('allowed');
     });
 
     it('every account operation that grants power declares its step-up; every other one is classified here with a reason', () => {

@@ -40,8 +40,8 @@ export function AppShell({ path, children }: { path: string; children: Component
         </nav>
         <OrganizationSwitcher />
         <div class="account">
-          <span class="account-email" title={me?.email}>
-            {me?.email}
+          <span class="account-email" title={me?.email ?? undefined}>
+            {me === null || me === undefined ? null : me.email ?? 'Guest'}
           </span>
           <button type="button" class="button button-secondary button-small" onClick={() => void logOut()}>
             <Icon name="logout" />

@@ -41,6 +41,7 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   app_connected: 'App allowed to act for you',
   app_disconnected: 'App disconnected',
   sign_in_code_requested: 'Sign-in code mailed',
+  guest_upgraded: 'Guest account given an address',
 };
 
 /** Events that may mean someone else is trying: shown with a warning badge. */

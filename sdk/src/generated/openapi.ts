@@ -499,6 +499,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/anonymous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in as a new guest (ANONYMOUS_SIGN_IN)
+         * @description Makes a guest account (no address; `is_anonymous: true` in GET /v1/users/me) with its personal organization on the free tier, and answers its tokens like a login (`amr` `anonymous`). A guest uses the platform but cannot create API keys, organizations, OAuth apps or webhooks, nor add a way in (403 `guest_not_allowed`) until it upgrades (POST /v1/users/me/upgrade). Guests unused for GUEST_RETENTION_DAYS are deleted with their data. 404 when ANONYMOUS_SIGN_IN is off; at most 30 guests per IP an hour (429 `too_many_attempts`).
+         */
+        post: operations["signInAnonymously"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a guest an ordinary account, keeping its id and data
+         * @description The address is confirmed by mail, as after a registration; `password` (optional) lets it sign in with one, else by an email code, a provider or a passkey. 409 `email_taken` when the address has an account; 409 `conflict` when the caller is no guest.
+         *
+         *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
+         */
+        post: operations["upgradeGuest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/passwordless/start": {
         parameters: {
             query?: never;
@@ -1851,7 +1893,10 @@ export interface components {
         };
         Me: {
             id: string;
-            email: string;
+            /** @description null for a guest (it has no address until it upgrades) */
+            email: string | null;
+            /** @description A guest account (ANONYMOUS_SIGN_IN): no address, refused what would give it a lasting credential or a team until POST /v1/users/me/upgrade */
+            is_anonymous: boolean;
             name: string;
             /**
              * Format: date-time
@@ -2049,7 +2094,7 @@ export interface components {
         SecurityEvent: {
             id: string;
             /** @enum {string} */
-            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
+            type: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested" | "guest_upgraded";
             ip: string | null;
             user_agent: string | null;
             detail: {
@@ -5539,6 +5584,209 @@ export interface operations {
             };
         };
     };
+    signInAnonymously: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upgradeGuest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The address the guest takes (confirmed by mail), and optionally a password and a name */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @example correct horse battery staple */
+                    password?: string;
+                    /** @example Ada Lovelace */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Validation failed or malformed request */
+            400: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credential lacks the scope or a session is required */
+            403: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds after which the next request will be admitted. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     startPasswordless: {
         parameters: {
             query?: never;
@@ -6591,7 +6839,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested" | "guest_upgraded";
             };
             header?: never;
             path?: never;
@@ -10179,7 +10427,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested";
+                type?: "sign_in" | "sign_in_failed" | "sign_out" | "session_revoked" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_verified" | "api_key_created" | "api_key_updated" | "api_key_rolled" | "api_key_revoked" | "account_updated_by_admin" | "organization_updated_by_admin" | "mfa_enabled" | "mfa_disabled" | "mfa_failed" | "step_up" | "recovery_codes_regenerated" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "identity_linked" | "identity_unlinked" | "sessions_revoked" | "email_change_requested" | "email_changed" | "account_exported" | "account_deletion_scheduled" | "account_restored" | "app_connected" | "app_disconnected" | "sign_in_code_requested" | "guest_upgraded";
             };
             header?: never;
             path: {

@@ -29,6 +29,8 @@ export const GENERATED_ROUTES = {
   removePasskey: { at: ['DELETE', '/v1/users/me/passkeys/{id}'], sessionOnly: true },
   passkeyLoginOptions: { at: ['POST', '/v1/auth/passkey/options'], public: true },
   passkeyLogin: { at: ['POST', '/v1/auth/passkey/verify'], public: true },
+  signInAnonymously: { at: ['POST', '/v1/auth/anonymous'], public: true },
+  upgradeGuest: { at: ['POST', '/v1/users/me/upgrade'], sessionOnly: true },
   startPasswordless: { at: ['POST', '/v1/auth/passwordless/start'], public: true },
   verifyPasswordless: { at: ['POST', '/v1/auth/passwordless/verify'], public: true },
   listSignInProviders: { at: ['GET', '/v1/auth/providers'], public: true },

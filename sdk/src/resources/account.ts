@@ -26,6 +26,11 @@ export function accountResource(call: Call, sessions: SessionManager) {
      * (auth.verifyEmail with its token) makes the change. Until then the account keeps its address.
      */
     changeEmail: (body: RequestBody<'changeEmail'>, options?: RequestOptions) => call('changeEmail', { body }, options),
+    /**
+     * A guest (auth.signInAnonymously) becomes an ordinary account with the same id and data:
+     * `{ email, password?, name? }`; the address is confirmed by mail. Resolves to the account.
+     */
+    upgrade: (body: RequestBody<'upgradeGuest'>, options?: RequestOptions) => call('upgradeGuest', { body }, options),
     /** Everything the account holds, as one JSON document (format in docs/guides/account.md, "Your data"). */
     export: (options?: RequestOptions) => call('exportMe', {}, options),
     /** Other sessions are signed out; this one stays. */

@@ -90,6 +90,16 @@ export function authResource(call: Call, sessions: SessionManager, defaultTimeou
     },
 
     /**
+     * Signs in as a new guest (the server's ANONYMOUS_SIGN_IN): an account without an address that
+     * uses the platform until it upgrades (`me.upgrade`); stores the session.
+     */
+    async signInAnonymously(options?: RequestOptions): Promise<Success<'signInAnonymously'>> {
+      const tokens = await call('signInAnonymously', { body: {} }, options);
+      await sessions.save(tokens);
+      return tokens;
+    },
+
+    /**
      * Signs in with the ID token a platform's native sign-in returned (Sign in with Apple's
      * `identityToken`, Google's `idToken`): `{ provider, id_token, nonce?, name? }`. Pass the raw
      * nonce you made for the sheet (Apple's takes its SHA-256; either form is checked). Stores the

@@ -15,7 +15,7 @@ export const accountFlowRoutes: FastifyPluginAsyncTypebox<{ accountDeletion: Acc
   const tags = ['Account'];
 
   app.delete('/users/me', {
-    config: { ...config, stepUp: 'always' },
+    config: { ...config, stepUp: 'always', guests: 'allowed' }, // a guest may leave, with all it made
     // An account without a password sends no body (a recent sign-in confirms it): read as `{}`.
     preValidation: (request, _reply, done) => {
       request.body ??= {};

@@ -2,6 +2,8 @@ import { AppError } from '../kernel/errors.js';
 import { isoTime, type Clock } from '../kernel/clock.js';
 import type { DialectName } from '../kernel/db/database.js';
 import { periodicTask } from '../kernel/periodic-task.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../kernel/db/schema.js';
 import { createOrganizationsRepository, leaveAllOrganizations, lockOrganizationsOf, type ApiKeysService, type OrganizationCache } from '../access/index.js';
 import { createUsersRepository, type AccountCache, type SessionsService, type UsersRepository } from '../identity/index.js';
 
@@ -18,6 +20,8 @@ export interface AccountPurgeDeps {
   clock: Clock;
   onError: (error: unknown) => void;
   warn: (detail: Record<string, unknown>, message: string) => void;
+  /** A guest unused this many days is purged (GUEST_RETENTION_DAYS). */
+  guestRetentionDays: number;
   /** Tells the owner their deletion was called off (the last owner of `organization`, a name, which has other members). */
   notifyCalledOff: (user: { email: string; name: string }, organization: string) => void;
 }
@@ -39,16 +43,24 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
    * an organization with other members.
    */
   async function purgeAccount(userId: string, dueBy?: string): Promise<boolean> {
+    return purge(userId, dueBy === undefined ? undefined : async (trx) => {
+      const read = trx.selectFrom('users').select('deletion_due_at').where('id', '=', userId);
+      const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
+      return row !== undefined && row.deletion_due_at !== null && row.deletion_due_at <= dueBy;
+    });
+  }
+
+  /**
+   * The deletion itself; `stillDue`, read in the deleting transaction (locked on PostgreSQL), says
+   * whether the reason to delete still holds (false: nothing happens).
+   */
+  async function purge(userId: string, stillDue?: (trx: Kysely<Database>) => Promise<boolean>): Promise<boolean> {
     // Read first, announced once the account is gone: a refused deletion (last_owner) signs nobody out.
     const sessionIds = await deps.sessions.idsOf(userId);
     const hashes = await deps.apiKeys.hashesOf(userId);
     const orgIds = await users.db.transaction().execute(async (trx) => {
       await lockOrganizationsOf(trx, userId, deps.dialect);
-      if (dueBy !== undefined) {
-        const read = trx.selectFrom('users').select('deletion_due_at').where('id', '=', userId);
-        const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
-        if (!row || row.deletion_due_at === null || row.deletion_due_at > dueBy) return null;
-      }
+      if (stillDue && !(await stillDue(trx))) return null;
       const orgIds = await leaveAllOrganizations(trx, userId);
       if (orgIds.length > 0) await createUsersRepository(trx).delete(userId);
       return orgIds;
@@ -102,6 +114,40 @@ export function createAccountPurge(deps: AccountPurgeDeps) {
     }
   }
 
-  return { purgeAccount, purgeOnce, ...periodicTask(purgeOnce, PURGE_EVERY_MS, deps.onError) };
+  /**
+   * Deletes the guests unused for GUEST_RETENTION_DAYS, with all they made. Each is re-read in
+   * its deleting transaction: one that upgraded or signed in meanwhile stays.
+   */
+  async function purgeIdleGuests(): Promise<number> {
+    const cutoff = isoTime(clock.now() - deps.guestRetentionDays * 86_400_000);
+    const stillIdle = (userId: string) => async (trx: Kysely<Database>) => {
+      const read = trx.selectFrom('users').select('is_anonymous').where('id', '=', userId);
+      const row = await (deps.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
+      if (row?.is_anonymous !== 1) return false;
+      const used = await trx.selectFrom('sessions').select('id').where('user_id', '=', userId).where('last_used_at', '>=', cutoff).executeTakeFirst();
+      return used === undefined;
+    };
+    let purged = 0;
+    let after: string | undefined;
+    for (;;) {
+      const ids = await users.idleGuests(cutoff, BATCH, after);
+      for (const id of ids) {
+        try {
+          if (await purge(id, stillIdle(id))) purged++;
+        } catch (error) {
+          deps.onError(error);
+        }
+      }
+      if (ids.length < BATCH) return purged;
+      after = ids.at(-1);
+    }
+  }
+
+  /** One sweep: accounts whose deletion is due, then idle guests. */
+  async function sweep(): Promise<number> {
+    return (await purgeOnce()) + (await purgeIdleGuests());
+  }
+
+  return { purgeAccount, purgeOnce, purgeIdleGuests, ...periodicTask(sweep, PURGE_EVERY_MS, deps.onError) };
 }
 export type AccountPurge = ReturnType<typeof createAccountPurge>;

@@ -53,6 +53,13 @@ declare module 'fastify' {
      * Absent: the route manages the user's own account and ignores the header.
      */
     organization?: 'header' | 'path';
+    /**
+     * Whether a guest (ANONYMOUS_SIGN_IN: an account without an address, made with one click) may
+     * call it. Absent: refused when the route grants power (stepUp 'always' or 'granting-role':
+     * a lasting credential, a new way in, a change of who may act) or creates webhooks, allowed
+     * otherwise. A guest's refusal is 403 `guest_not_allowed`: upgrade the account first.
+     */
+    guests?: 'allowed' | 'refused';
   }
 }
 
@@ -80,6 +87,8 @@ export interface RoutePolicy {
    * the MCP endpoint; 'mcp' takes only such a token.
    */
   resource: 'api' | 'mcp';
+  /** Whether a guest account may call it (see FastifyContextConfig.guests). */
+  guests: 'allowed' | 'refused';
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -98,6 +107,7 @@ export function routePolicy(config: FastifyContextConfig | undefined): RoutePoli
     budget: config?.budget ?? 'spend',
     organization: config?.organization ?? (auth !== undefined && !account ? 'header' : 'own'),
     resource: config?.resource ?? 'api',
+    guests: config?.guests ?? (config?.stepUp === 'always' || config?.stepUp === 'granting-role' || auth === 'webhooks:write' ? 'refused' : 'allowed'),
   };
 }
 
@@ -111,6 +121,7 @@ function assertDeclared(route: RouteOptions): void {
   const account = config?.auth === 'session' || config?.auth === 'admin';
   const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
   if (config?.resource === 'mcp' && (config.auth !== 'any' || config.stepUp !== undefined)) throw new Error(`${where}: an MCP route declares auth: 'any' (each tool checks its scope) and no step-up`);
+  if (config?.guests !== undefined && config.auth === undefined) throw new Error(`${where}: config.guests is for routes with auth (a public route has no caller)`);
   if (config?.stepUp !== undefined && !account) throw new Error(`${where}: stepUp needs auth: 'session' or 'admin' (API keys have no second factor)`);
   if (account && writes && config?.stepUp === undefined) throw new Error(`${where}: declare config.stepUp ('always', 'granting-role', 'removing-another' or 'never'): does it grant power?`);
   if (config?.stepUp === 'removing-another' && !route.url.includes(':user_id')) throw new Error(`${where}: stepUp 'removing-another' needs a :user_id in the path`);

@@ -30,3 +30,12 @@ export const releasedAddress = (userId: string): string => `${userId}@unclaimed.
 
 /** Whether `email` is such a reserved address (nothing may be mailed to it). */
 export const isReleasedAddress = (email: string): boolean => email.endsWith('@unclaimed.invalid');
+
+/**
+ * The address a guest account holds (identity/guests, ANONYMOUS_SIGN_IN): it has none of its own
+ * until an upgrade, but `users.email` is unique and required. `.invalid` routes nowhere.
+ */
+export const guestAddress = (userId: string): string => `${userId}@guest.invalid`;
+
+/** Whether `email` is a guest's placeholder (nothing may be mailed to it). */
+export const isGuestAddress = (email: string): boolean => email.endsWith('@guest.invalid');

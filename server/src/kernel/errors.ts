@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   account_disabled: { status: 403, title: 'Account disabled' },
   email_not_verified: { status: 403, title: 'Email not verified' },
   mfa_required: { status: 403, title: 'Second factor required' },
+  guest_not_allowed: { status: 403, title: 'Not for guests' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },

@@ -11,6 +11,7 @@ import { apiKeysJourney } from './journeys/api-keys.js';
 import { authJourney } from './journeys/auth.js';
 import { canaryJourney } from './journeys/canary.js';
 import { chatsJourney } from './journeys/chats.js';
+import { guestsJourney } from './journeys/guests.js';
 import { mfaJourney } from './journeys/mfa.js';
 import { passwordlessJourney } from './journeys/passwordless.js';
 import { identitiesJourney } from './journeys/identities.js';
@@ -77,6 +78,7 @@ describe(`contract conformance through Prism (${dialect})`, () => {
   accountOperationsJourney(ctx);
   mfaJourney(ctx);
   passwordlessJourney(ctx);
+  guestsJourney(ctx);
   passkeysJourney(ctx);
   identitiesJourney(ctx);
   apiKeysJourney(ctx);

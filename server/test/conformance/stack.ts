@@ -120,6 +120,7 @@ export async function startStack(): Promise<Stack> {
       WEBAUTHN_RP_ID: new URL(PASSKEY_ORIGIN).hostname,
       WEBAUTHN_ORIGINS: PASSKEY_ORIGIN,
       APP_LINK_URL,
+      ANONYMOUS_SIGN_IN: 'true',
       OIDC_PROVIDERS: JSON.stringify([
         { id: OIDC_PROVIDER, issuer: issuer.url, client_id: 'gatehouse', client_secret: 'conformance-client-secret', native_client_ids: [NATIVE_APP.clientId] },
         // Port 9 (discard) on loopback: nothing listens, so discovery fails at once.

@@ -55,7 +55,8 @@ export function ProfilePage() {
           </div>
         </ActionForm>
       </section>
-      <ChangeEmailCard current={me.email} />
+      {/* A guest has no address to change (it upgrades from its app). */}
+      {me.email !== null && <ChangeEmailCard current={me.email} />}
       <p class="aside">
         To download your data or delete the account, see <Link href="/settings/account">Account</Link>.
       </p>

@@ -113,7 +113,7 @@ export function createCallerResolver(deps: CallerDeps) {
       if (!rateLimit.allowed) return refuse(org, keyId, 'rate_limited', rateLimited(rateLimit), rateLimit);
     }
 
-    const forbidden = authorizationFailure(auth, policy.auth!, account.role, membership.role) ?? roleRefusal(request, policy, auth, membership);
+    const forbidden = authorizationFailure(auth, policy.auth!, account.role, membership.role) ?? roleRefusal(request, policy, auth, membership) ?? guestRefusal(policy, account);
     if (forbidden) return refuse(org, keyId, 'forbidden', forbidden, rateLimit);
 
     // A route that spends the caller's budget spends a use of a key that has a number of them.
@@ -122,6 +122,12 @@ export function createCallerResolver(deps: CallerDeps) {
       if (!('remaining' in spent)) return refuse(org, keyId, 'rate_limited', usageExceeded(spent.retryAfterSeconds), rateLimit);
     }
     return { caller: { auth, account, membership, rateLimit }, counted: { orgId: org, keyId, outcome: 'ok' } };
+  }
+
+  /** A guest on a route that is not for guests (RoutePolicy.guests): it upgrades first. */
+  function guestRefusal(policy: RoutePolicy, account: UserRow): AppError | undefined {
+    if (policy.guests === 'allowed' || account.is_anonymous !== 1) return undefined;
+    return new AppError('guest_not_allowed', 'A guest account cannot do this: add an email address first (POST /v1/users/me/upgrade).');
   }
 
   /** The route's declared least role; a 'removing-another' route's is for removing someone else: anyone may leave. */

@@ -61,7 +61,7 @@ export const oauthAppsRoutes: FastifyPluginAsyncTypebox<{ apps: OauthApps }> = a
   const config = { auth: 'session' as const, budget: 'exempt' as const, organization: 'header' as const, role: 'admin' as const };
 
   app.post('/oauth-apps', {
-    config: { ...config, oneTimeSecretField: 'client_secret', stepUp: 'never' }, // an app gets nothing until a person allows it
+    config: { ...config, oneTimeSecretField: 'client_secret', stepUp: 'never', guests: 'refused' }, // an app gets nothing until a person allows it; a guest registers none
     schema: { tags, operationId: 'createOauthApp', summary: "Register an OAuth app; a confidential app's secret is in this response only", body: CreateOauthAppBody, response: { 201: OauthAppWithSecret, ...problemResponses([400, 403, 413, 415]) } },
   }, async (request, reply) => reply.code(201).send(await apps.create(actingOrgId(request), requireAuth(request).userId, request.body)));
 

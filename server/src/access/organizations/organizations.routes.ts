@@ -20,7 +20,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
   const config = CONFIG;
 
   app.post('/organizations', {
-    config: { ...config, idempotent: true, locationHeader: true, stepUp: 'never' },
+    config: { ...config, idempotent: true, locationHeader: true, stepUp: 'never', guests: 'refused' }, // a team is for accounts with an address
     schema: {
       tags, operationId: 'createOrganization', summary: 'Create an organization; you are its owner (at most 100 organizations per account)',
       body: OrganizationNameBody, response: { 201: Type.Ref('Organization'), ...problemResponses([400, 413, 415, 422]) },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ClientInfo } from '../../kernel/client-info.js';
 import { AppError, tooManyAttempts } from '../../kernel/errors.js';
-import { isReleasedAddress } from '../../kernel/email-address.js';
+import { isGuestAddress, isReleasedAddress } from '../../kernel/email-address.js';
 import type { Clock } from '../../kernel/clock.js';
 import { isoTime } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/db/schema.js';
@@ -68,6 +68,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       if (user.email_verified) throw new AppError('conflict', 'This email address is already verified.');
       // The reserved address an account holds after giving an unproven one up routes nowhere.
       if (isReleasedAddress(user.email)) throw new AppError('conflict', 'This account has no email address yet: set one by a change of email (Settings), which mails its own link.');
+      if (isGuestAddress(user.email)) throw new AppError('conflict', 'A guest account has no email address: upgrade it with one (POST /v1/users/me/upgrade).');
       // An address a provider claimed (accounts/unproven-address.ts) may be mailed too: its link
       // confirms only when followed signed in as this account, so the claimant who has it sent to
       // someone else's inbox gains nothing, and the provider's real users can confirm theirs.

@@ -41,6 +41,7 @@ export const SECURITY_EVENT_TYPES = [
   'app_connected',
   'app_disconnected',
   'sign_in_code_requested',
+  'guest_upgraded',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

@@ -10,7 +10,7 @@ export function presentUser(row: UserRow) {
 /** The account, with the tier and budget of the organization the request acted for. */
 export function presentMe(row: UserRow, { org, role }: Membership) {
   return {
-    id: row.id, email: row.email, name: row.name, created_at: row.created_at,
+    id: row.id, email: row.is_anonymous === 1 ? null : row.email, is_anonymous: row.is_anonymous === 1, name: row.name, created_at: row.created_at,
     updated_at: row.updated_at,
     tier: isTier(org.tier) ? org.tier : 'free',
     role: row.role === 'admin' ? ('admin' as const) : ('user' as const),

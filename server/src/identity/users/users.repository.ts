@@ -75,6 +75,16 @@ export function createUsersRepository(db: Kysely<Database>) {
       if (afterId) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute().then((r) => r.map((x) => x.id));
     },
+    /**
+     * Guests unused since `cutoffIso`: made before it, and no session of theirs used since
+     * (identity/guests; purged by flows/deletion-purge.ts).
+     */
+    idleGuests: (cutoffIso: string, limit: number, afterId?: string): Promise<string[]> => {
+      let q = db.selectFrom('users').select('id').where('is_anonymous', '=', 1).where('created_at', '<', cutoffIso)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('sessions').select('sessions.id').whereRef('sessions.user_id', '=', 'users.id').where('sessions.last_used_at', '>=', cutoffIso))));
+      if (afterId) q = q.where('id', '>', afterId);
+      return q.orderBy('id').limit(limit).execute().then((r) => r.map((x) => x.id));
+    },
     /** Cancels a scheduled deletion; false when none was scheduled (or the row is gone). */
     cancelDeletion: (id: string) =>
       db.updateTable('users').set({ deletion_due_at: null }).where('id', '=', id).where('deletion_due_at', 'is not', null).executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0),

@@ -25,7 +25,8 @@ export const User = Type.Object(
 export const Me = Type.Object(
   {
     id: Type.String(),
-    email: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()], { description: 'null for a guest (it has no address until it upgrades)' }),
+    is_anonymous: Type.Boolean({ description: 'A guest account (ANONYMOUS_SIGN_IN): no address, refused what would give it a lasting credential or a team until POST /v1/users/me/upgrade' }),
     name: Type.String(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -17,6 +17,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   updateMe: 'session',
   deleteMe: 'session',
   changeEmail: 'session',
+  upgradeGuest: 'session',
   exportMe: 'session',
   changePassword: 'session',
   listSecurityEvents: 'session',
@@ -114,7 +115,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
  * operation spends from it.
  */
 export const BUDGET_EXEMPT = new Set([
-  'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changeEmail', 'exportMe', 'changePassword', 'listSecurityEvents',
+  'logout', 'resendVerification', 'getMe', 'updateMe', 'deleteMe', 'changeEmail', 'upgradeGuest', 'exportMe', 'changePassword', 'listSecurityEvents',
   'listSessions', 'revokeSession', 'createApiKey', 'listApiKeys', 'getApiKey', 'updateApiKey', 'rollApiKey', 'revokeApiKey', 'getUsage', 'getUsageHistory',
   'adminListUsers', 'adminUpdateUser', 'getMfa', 'enrolTotp', 'confirmTotp', 'disableTotp', 'regenerateRecoveryCodes', 'stepUp',
   'passkeyRegistrationOptions', 'addPasskey', 'listPasskeys', 'renamePasskey', 'removePasskey',
