@@ -8,6 +8,7 @@ import { useEffect } from 'react';
 import { Text } from 'react-native';
 import { GatehouseProvider, memorySessionStorage, useGatehouse, useSession, type Gatehouse, type UseSession } from '../src/index.js';
 import { PASSWORD, SERVER, uniqueEmail } from './helpers.js';
+import { sheetIdToken } from './native-app.js';
 
 function SessionProbe({ onSession }: { onSession: (session: UseSession, client: Gatehouse) => void }) {
   const session = useSession();
@@ -43,4 +44,21 @@ it('signs in as a guest, is refused an API key, then upgrades keeping its agent 
   const again = createGatehouse({ baseUrl: SERVER });
   await again.auth.login({ username: email, password: PASSWORD });
   expect((await again.agents.list()).data.map((a) => a.id)).toContain(agent.id);
+});
+
+it("a guest that signs in with a native sheet's ID token becomes that account, keeping its id", async () => {
+  let current: UseSession | undefined;
+  render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (current = s)} /></GatehouseProvider>);
+  await waitFor(() => expect(screen.getByTestId('session').props.children).toBe('signed-out:-'));
+  await act(async () => {
+    await current!.signInAsGuest();
+  });
+  const guestId = current!.user!.id;
+  const email = uniqueEmail();
+  const idToken = await sheetIdToken(email);
+  await act(async () => {
+    await current!.signInWithIdToken({ provider: 'test-idp', idToken });
+  });
+  expect(screen.getByTestId('session').props.children).toBe(`signed-in:${email}`);
+  expect(current!.user).toMatchObject({ id: guestId, email, is_anonymous: false });
 });

@@ -211,7 +211,12 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       repo: passkeysRepository, confirmOwner: users.confirmOwner, users: usersRepository, sessions, securityLog, clock, dialect: database.dialect, webauthn: config.webauthn,
       requireEmailVerification: config.requireEmailVerification, onEvent: events.committed, notify: accountEmail.notifySecurityChange, restoreAccount,
     });
+    const guests = createGuests({
+      db: database.db, clock, enabled: config.anonymousSignIn, sessions, hasher, attempts, accounts, securityLog, createPersonalOrganization,
+      sendVerification: accountEmail.sendVerification, onEvent: events.committed,
+    });
     const identities = createIdentitiesService({
+      guests, accounts,
       createPersonalOrganization,
       repo: createIdentitiesRepository(database.db), users: usersRepository, sessions, mfa, securityLog, clock,
       providers: createProviderClients(config.oidcProviders, (id) => `${config.publicUrl}/v1/auth/oidc/${id}/callback`),
@@ -227,10 +232,6 @@ export async function createDependencies(config: Config, overrides: DependencyOv
       db: database.db, clock, users: usersRepository, sessions, mfa, attempts, maxFailures: config.loginMaxFailures, securityLog, accounts, mailer, mails,
       link: mailLinks(config), requireEmailVerification: config.requireEmailVerification, createPersonalOrganization, apiKeys, restoreAccount,
       onEvent: events.committed, onError,
-    });
-    const guests = createGuests({
-      db: database.db, clock, enabled: config.anonymousSignIn, sessions, hasher, attempts, accounts, securityLog, createPersonalOrganization,
-      sendVerification: accountEmail.sendVerification, onEvent: events.committed,
     });
     const admin = createAdminService({ db: database.db, accounts, organizations: organizationCache, sessions, securityLog, clock });
     const agents = createAgentsService({ db: database.db, dialect: database.dialect, clock, caps: config.caps, onEvent: events.committed });

@@ -37,7 +37,10 @@ export const V1_MODULES: AppModule[] = [
   { name: 'passkeys', schemas: [Passkey], register: (v1, d) => v1.register(passkeysRoutes, { passkeys: d.passkeys }) },
   { name: 'guests', schemas: [], register: (v1, d) => v1.register(guestsRoutes, { guests: d.guests }) },
   { name: 'passwordless', schemas: [], register: (v1, d) => v1.register(passwordlessRoutes, { passwordless: d.passwordless }) },
-  { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, { identities: d.identities }) },
+  { name: 'identities', schemas: [SignInProvider, Identity], register: (v1, d) => v1.register(identitiesRoutes, {
+    identities: d.identities,
+    sessionOf: (authorization, missing) => sessionCaller({ accessTokens: d.accessTokens, revocations: d.revocations, apiKeys: d.apiKeyVerifier, accounts: d.accounts }, authorization, missing),
+  }) },
   { name: 'security-log', schemas: [SecurityEvent], register: (v1, d) => v1.register(securityLogRoutes, { securityLog: d.securityLog }) },
   { name: 'sessions', schemas: [Session], register: (v1, d) => v1.register(sessionsRoutes, { sessions: d.sessions, securityLog: d.securityLog }) },
   { name: 'api-keys', schemas: [ApiKey, CreatedApiKey], register: (v1, d) => v1.register(apiKeysRoutes, { apiKeys: d.apiKeys, securityLog: d.securityLog, clock: d.clock }) },

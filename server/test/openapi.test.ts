@@ -79,6 +79,8 @@ function missingFromDocument(routes: ServedRoute[], doc: OpenApiDocument): strin
  * credential or bearerAuth.
  */
 const OPTIONAL_CREDENTIAL = new Set(['POST /v1/auth/email/verify']);
+/** Public sign-ins that take a guest's access token too: the guest becomes the account signed in to. */
+const OPTIONAL_GUEST_CREDENTIAL = new Set(['POST /v1/auth/id-token', 'POST /v1/auth/oidc/token']);
 
 describe(`OpenAPI document and docs (${dialect})`, () => {
   let t: TestApp;
@@ -225,6 +227,9 @@ describe(`OpenAPI document and docs (${dialect})`, () => {
         expect(op.security, key).toEqual([{}, { bearerAuth: [] }]);
         expect(op.description, key).toContain('authentication_required');
         expect(op.responses['401']!.headers?.['WWW-Authenticate']?.required, key).toBe(false);
+      } else if (OPTIONAL_GUEST_CREDENTIAL.has(key)) {
+        expect(op.security, key).toEqual([{}, { bearerAuth: [] }]);
+        expect(op.description, key).toContain("a guest's access token");
       } else {
         // Public, stated explicitly rather than left undefined.
         expect(op.security, key).toEqual([]);

@@ -653,7 +653,7 @@ export interface paths {
         put?: never;
         /**
          * Redeem the one-time code from a provider sign-in for tokens
-         * @description The code works once, with the PKCE verifier of the challenge that started the sign-in; any other answer is 401. Signs in to the account linked to the identity, else to the account with the same verified email (linking it), else to a new account. On an account with a second factor: 403 mfa_required, then POST /v1/auth/mfa/verify. Access tokens carry amr ["oidc"].
+         * @description The code works once, with the PKCE verifier of the challenge that started the sign-in; any other answer is 401. Signs in to the account linked to the identity, else to the account with the same verified email (linking it), else to a new account. On an account with a second factor: 403 mfa_required, then POST /v1/auth/mfa/verify. Access tokens carry amr ["oidc"]. With a guest's access token in `Authorization`, the guest becomes the provider's account (as POST /v1/auth/id-token does).
          */
         post: operations["exchangeProviderCode"];
         delete?: never;
@@ -673,7 +673,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the ID token of a platform's native sign-in (Apple, Google)
-         * @description For what Sign in with Apple and Google's native sign-in return to an app. `provider` is an OIDC_PROVIDERS entry with `native_client_ids`. The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce (the request's `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. A provider that cannot be reached is 503 with Retry-After.
+         * @description For what Sign in with Apple and Google's native sign-in return to an app. `provider` is an OIDC_PROVIDERS entry with `native_client_ids`. The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce (the request's `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. A provider that cannot be reached is 503 with Retry-After. With a guest's access token in `Authorization`, the guest becomes the provider's account (the identity linked, its verified address taken, the same id and data); 409 when the identity or the address has an account already.
          */
         post: operations["signInWithIdToken"];
         delete?: never;
@@ -6340,6 +6340,8 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6457,6 +6459,8 @@ export interface operations {
                 headers: {
                     /** @description The request id (`req_…`, or a safe one the client sent): quote it to support. */
                     "X-Request-Id": string;
+                    /** @description RFC 6750 challenge: `Bearer realm="gatehouse"`, with `error="invalid_token"` or `error="insufficient_scope"` where it applies. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

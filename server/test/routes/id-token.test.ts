@@ -23,6 +23,7 @@ describe(`native ID tokens (${dialect})`, () => {
     issuer = await startTestIssuer([nativeTestClient(IOS_APP), nativeTestClient(OTHER_APP)], { claimsInIdToken: true });
     t = await createTestApp({
       env: {
+        ANONYMOUS_SIGN_IN: 'true',
         OIDC_PROVIDERS: JSON.stringify([
           // The Apple preset, pointed at the local issuer, for native apps only (no client secret).
           { id: 'apple', type: 'apple', issuer: issuer.url, native_client_ids: [IOS_APP.clientId] },
@@ -140,6 +141,37 @@ describe(`native ID tokens (${dialect})`, () => {
       method: 'GET', url: '/v1/auth/oidc/apple/authorize?redirect_uri=http%3A%2F%2Fgatehouse.test%2Foidc-callback&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256',
     });
     expect(authorize.statusCode).toBe(404);
+  });
+
+  it("turns a guest into the provider's account when its token comes along: same id and data, the provider's address", async () => {
+    const guest = (await t.request({ method: 'POST', url: '/v1/auth/anonymous' })).json();
+    const auth = bearer(guest.access_token);
+    const guestId = decodeJwt(guest.access_token).sub;
+    const agent = (await t.request({ method: 'POST', url: '/v1/agents', headers: auth, payload: { name: 'Made as a guest', model: 'gpt-test' } })).json();
+    const who = person();
+    const res = await t.request({ method: 'POST', url: '/v1/auth/id-token', headers: auth, payload: { provider: 'apple', id_token: await nativeIdToken(issuer.url, IOS_APP, who.id) } });
+    expect(res.statusCode, res.body).toBe(200);
+    const upgraded = bearer(res.json().access_token);
+    expect(decodeJwt(res.json().access_token).sub).toBe(guestId);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: upgraded })).json()).toMatchObject({ id: guestId, email: who.email, email_verified: true, is_anonymous: false });
+    expect((await t.request({ method: 'GET', url: `/v1/agents/${agent.id}`, headers: upgraded })).statusCode).toBe(200);
+    // Signing in later without a guest reaches the same account.
+    const later = await signIn({ provider: 'apple', id_token: await nativeIdToken(issuer.url, IOS_APP, who.id) });
+    expect(decodeJwt(later.json().access_token).sub).toBe(guestId);
+
+    // Another guest with an identity that has an account: 409, and it stays a guest.
+    const second = (await t.request({ method: 'POST', url: '/v1/auth/anonymous' })).json();
+    const taken = await t.request({ method: 'POST', url: '/v1/auth/id-token', headers: bearer(second.access_token), payload: { provider: 'apple', id_token: await nativeIdToken(issuer.url, IOS_APP, who.id) } });
+    expect(taken.statusCode).toBe(409);
+    expect((await t.request({ method: 'GET', url: '/v1/users/me', headers: bearer(second.access_token) })).json().is_anonymous).toBe(true);
+    // An ordinary account's token changes nothing: the sign-in reaches the identity's account. A dead token is refused.
+    const someone = await t.signUp();
+    const other = person();
+    const notGuest = await t.request({ method: 'POST', url: '/v1/auth/id-token', headers: bearer(someone.tokens.access_token), payload: { provider: 'apple', id_token: await nativeIdToken(issuer.url, IOS_APP, other.id) } });
+    expect(notGuest.statusCode).toBe(200);
+    expect(decodeJwt(notGuest.json().access_token).sub).not.toBe(someone.id);
+    const dead = await t.request({ method: 'POST', url: '/v1/auth/id-token', headers: { authorization: 'Bearer not-a-token' }, payload: { provider: 'apple', id_token: 'x' } });
+    expect(dead.statusCode).toBe(401);
   });
 
   it('answers an unknown provider 400, and an issuer it cannot reach 503', async () => {

@@ -7,12 +7,24 @@ import { acceptFormBodies, FORM } from '../../http/form-body.js';
 import { problemResponses } from '../../http/schemas.js';
 import { AuthorizeQuery, CallbackParams, CodeExchangeBody, IdTokenBody, LinkIdentityBody, ProviderParams } from './identities.schemas.js';
 import type { IdentitiesService } from './identities.service.js';
+import type { SessionLookup } from '../email/account-email.routes.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const Redirect = (description: string) => Type.Null({ description });
 
 /** Sign-in with OpenID Connect / OAuth 2 providers, and the identities linked in settings. */
-export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: IdentitiesService }> = async (app, { identities }) => {
+/**
+ * The caller a sign-in request's optional `Authorization` names: a guest signing in with a
+ * provider becomes that provider's account. Absent: an ordinary sign-in.
+ */
+async function guestOf(sessionOf: SessionLookup, authorization: string | undefined): Promise<string | undefined> {
+  if (authorization === undefined) return undefined;
+  const caller = await sessionOf(authorization, 'Send the guest\'s access token, or no Authorization header.');
+  if ('refused' in caller) throw caller.refused;
+  return caller.userId;
+}
+
+export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: IdentitiesService; sessionOf: SessionLookup }> = async (app, { identities, sessionOf }) => {
   const tags = ['Auth'];
   // Nothing a provider sends back, and no code, may travel on in a Referer.
   const redirectTo = (location: string) => ({ Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
@@ -60,10 +72,11 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
     config: { publicLimit: 'login' },
     schema: {
       tags, operationId: 'exchangeProviderCode', summary: 'Redeem the one-time code from a provider sign-in for tokens',
-      description: 'The code works once, with the PKCE verifier of the challenge that started the sign-in; any other answer is 401. Signs in to the account linked to the identity, else to the account with the same verified email (linking it), else to a new account. On an account with a second factor: 403 mfa_required, then POST /v1/auth/mfa/verify. Access tokens carry amr ["oidc"].',
+      description: 'The code works once, with the PKCE verifier of the challenge that started the sign-in; any other answer is 401. Signs in to the account linked to the identity, else to the account with the same verified email (linking it), else to a new account. On an account with a second factor: 403 mfa_required, then POST /v1/auth/mfa/verify. Access tokens carry amr ["oidc"]. With a guest\'s access token in `Authorization`, the guest becomes the provider\'s account (as POST /v1/auth/id-token does).',
+      security: [{}, { bearerAuth: [] }],
       body: CodeExchangeBody, response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 403, 409, 413, 415, 429]) },
     },
-  }, async (request) => identities.signIn(request.body, clientOf(request)));
+  }, async (request) => identities.signIn(request.body, clientOf(request), await guestOf(sessionOf, request.headers.authorization)));
 
   app.post('/auth/id-token', {
     config: { publicLimit: 'login' },
@@ -73,10 +86,13 @@ export const identitiesRoutes: FastifyPluginAsyncTypebox<{ identities: Identitie
         + "The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce "
         + '(the request\'s `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked '
         + 'as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. '
-        + 'A provider that cannot be reached is 503 with Retry-After.',
+        + 'A provider that cannot be reached is 503 with Retry-After. With a guest\'s access token in `Authorization`, the guest becomes the provider\'s account '
+        + '(the identity linked, its verified address taken, the same id and data); 409 when the identity or the address has an account already. An ordinary account\'s token changes nothing.',
+      // Signed out, or a guest's access token (the guest becomes this account): the session is optional.
+      security: [{}, { bearerAuth: [] }],
       body: IdTokenBody, response: { 200: Type.Ref('TokenResponse'), ...problemResponses([400, 401, 403, 409, 413, 415, 429, 503]) },
     },
-  }, async (request) => identities.signInWithIdToken(request.body, clientOf(request)));
+  }, async (request) => identities.signInWithIdToken(request.body, clientOf(request), await guestOf(sessionOf, request.headers.authorization)));
 
   const settings = { auth: 'session' as const, budget: 'exempt' as const };
 

@@ -22,6 +22,8 @@ import { createUsersRepository, newUserRow, NO_PASSWORD, type UserRow, type User
 import { createIdentitiesRepository, type IdentitiesRepository, type IdentityRow, type OidcCodeRow } from './identities.repository.js';
 import { IdTokenRefused, type ProviderClaims, type ProviderClient } from './provider-clients.js';
 import type { RestoreOnSignIn } from '../users/restore-on-sign-in.js';
+import type { Guests } from '../guests/guests.service.js';
+import type { AccountCache } from '../users/account-cache.js';
 import type { CreatePersonalOrganization } from '../users/users.repository.js';
 
 /** How long a person may take at the provider (login, consent) before the callback. */
@@ -34,6 +36,9 @@ const CONTROL = /[\p{Cc}\p{Cf}]/u;
 const withoutControl = (text: string) => text.replace(/[\p{Cc}\p{Cf}]/gu, '');
 
 export interface IdentitiesServiceDeps {
+  /** A guest that signs in with a provider becomes that provider's account (guests/). */
+  guests: Pick<Guests, 'upgradeRow'>;
+  accounts: Pick<AccountCache, 'changed'>;
   /** Makes a new account's personal organization in its transaction (access implements it). */
   createPersonalOrganization: CreatePersonalOrganization;
   repo: IdentitiesRepository;
@@ -217,7 +222,10 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
    * its second factor, then the session. `method` is for the security log; the session's amr is
    * `oidc` either way (a provider vouched for the person).
    */
-  async function signInAs(code: ProvenIdentity, client: ClientInfo, method: 'oidc' | 'id_token'): Promise<TokenResponse> {
+  async function signInAs(code: ProvenIdentity, client: ClientInfo, method: 'oidc' | 'id_token', guestId?: string): Promise<TokenResponse> {
+    // Only a guest's token changes what a sign-in does; a client signed in as an ordinary account
+    // sends its session too (the SDK does), and signs in as this identity's account as if signed out.
+    if (guestId !== undefined && (await deps.users.findById(guestId))?.is_anonymous === 1) return upgradeGuest(guestId, code, client, method);
     let found: Awaited<ReturnType<typeof accountFor>>;
     try {
       found = await accountFor(code, client);
@@ -235,6 +243,45 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     await deps.restoreAccount(user, client);
     const tokens = await deps.sessions.start(user.id, client, { amr: ['oidc'], factorProved: false });
     await deps.securityLog.record(user.id, 'sign_in', client, { method, provider: code.provider });
+    return tokens;
+  }
+
+  /**
+   * A guest signing in with a provider (its access token on the request) becomes that provider's
+   * account: the identity is linked to it, and it takes the provider's verified address, keeping
+   * its id and all it made. Only for an identity no account holds yet and an address no account
+   * uses: otherwise the person has an account already (409; signing in without the guest's token
+   * reaches it, and the guest's work stays with the guest).
+   */
+  async function upgradeGuest(guestId: string, code: ProvenIdentity, client: ClientInfo, method: 'oidc' | 'id_token'): Promise<TokenResponse> {
+    const name = provider(code.provider).name;
+    if (await repo.find(code.provider, code.subject)) {
+      throw new AppError('conflict', `This ${name} account has a Gatehouse account of its own: sign in to it without the guest's session (the guest keeps what it made).`);
+    }
+    if (!code.email || code.email_verified !== 1) {
+      throw new AppError('email_not_verified', `${name} did not confirm an email address for you: upgrade the guest with an address instead.`);
+    }
+    const row = newIdentity(guestId, code);
+    let recorded: RecordedEvent;
+    try {
+      recorded = await repo.db.transaction().execute(async (trx) => {
+        const upgraded = await deps.guests.upgradeRow(trx, guestId, {
+          email: code.email!, emailVerified: provider(code.provider).linkByEmail, passwordHash: NO_PASSWORD, name: code.name ? accountName(code, code.email!) : undefined,
+        });
+        if (!upgraded) throw new AppError('conflict', 'This account is no guest any more: sign in again.');
+        await createIdentitiesRepository(trx).insert(row);
+        return publish(trx, guestId, 'user.identity.linked', row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('email_taken', `An account with this email exists already: sign in to it with ${name} without the guest's session.`);
+      throw error;
+    }
+    deps.onEvent?.(recorded);
+    await deps.accounts.changed(guestId);
+    await deps.securityLog.record(guestId, 'identity_linked', client, { identity_id: row.id, provider: row.provider });
+    await deps.securityLog.record(guestId, 'guest_upgraded', client, { method });
+    const tokens = await deps.sessions.start(guestId, client, { amr: ['oidc'], factorProved: false });
+    await deps.securityLog.record(guestId, 'sign_in', client, { method, provider: code.provider });
     return tokens;
   }
 
@@ -306,8 +353,8 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
     },
 
     /** Step 3 (signing in): the code and the app's verifier → tokens, or the second-factor challenge. */
-    async signIn(input: { code: string; code_verifier: string }, client: ClientInfo): Promise<TokenResponse> {
-      return signInAs(await redeemCode(input), client, 'oidc');
+    async signIn(input: { code: string; code_verifier: string }, client: ClientInfo, guestId?: string): Promise<TokenResponse> {
+      return signInAs(await redeemCode(input), client, 'oidc', guestId);
     },
 
     /**
@@ -316,7 +363,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
      * `name` names a new account when the token has none (Apple tells the app the name once, and
      * puts it in no token).
      */
-    async signInWithIdToken(input: { provider: string; id_token: string; nonce?: string | undefined; name?: string | undefined }, client: ClientInfo): Promise<TokenResponse> {
+    async signInWithIdToken(input: { provider: string; id_token: string; nonce?: string | undefined; name?: string | undefined }, client: ClientInfo, guestId?: string): Promise<TokenResponse> {
       const provider = providers.get(input.provider);
       if (!provider?.nativeSignIn) {
         throw fieldError('/provider', 'not_allowed', `No provider "${input.provider}" takes native ID tokens here (OIDC_PROVIDERS entries with native_client_ids).`);
@@ -334,7 +381,7 @@ export function createIdentitiesService(deps: IdentitiesServiceDeps) {
       }
       const proven = provenFrom(input.provider, claims);
       if (!proven) throw new AppError('invalid_token', `The ID token from ${provider.name} names no usable subject.`);
-      return signInAs({ ...proven, name: proven.name ?? (input.name ? [...withoutControl(input.name)].slice(0, 200).join('') || null : null) }, client, 'id_token');
+      return signInAs({ ...proven, name: proven.name ?? (input.name ? [...withoutControl(input.name)].slice(0, 200).join('') || null : null) }, client, 'id_token', guestId);
     },
 
     /**
