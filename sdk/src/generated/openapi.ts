@@ -530,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Make a guest an ordinary account, keeping its id and data
-         * @description The address is confirmed by mail, as after a registration; `password` (optional) lets it sign in with one, else by an email code, a provider or a passkey. 409 `email_taken` when the address has an account; 409 `conflict` when the caller is no guest.
+         * @description The address is confirmed by mail, as after a registration; `password` (optional) lets it sign in with one, else by an email code, a provider or a passkey. 409 `email_taken` when the address has an account; 409 `conflict` when the caller is no guest; at most 30 failed upgrades per IP an hour (429 `too_many_attempts`).
          *
          *     Needs an access token from a login; API keys get 403 `session_required`. Spends no request budget (managing one's own account); limited by the account routes' own limit. On an account with a second factor, the session must have proved it within MFA_STEP_UP_SECONDS (otherwise 403 `mfa_required`).
          */
@@ -673,7 +673,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the ID token of a platform's native sign-in (Apple, Google)
-         * @description For what Sign in with Apple and Google's native sign-in return to an app. `provider` is an OIDC_PROVIDERS entry with `native_client_ids`. The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce (the request's `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. A provider that cannot be reached is 503 with Retry-After. With a guest's access token in `Authorization`, the guest becomes the provider's account (the identity linked, its verified address taken, the same id and data); 409 when the identity or the address has an account already.
+         * @description For what Sign in with Apple and Google's native sign-in return to an app. `provider` is an OIDC_PROVIDERS entry with `native_client_ids`. The token's signature (the issuer's published keys), issuer, audience (one of `native_client_ids`), expiry and, when it carries one, its nonce (the request's `nonce`, as it is or its SHA-256 in hex) are checked; any failure is 401 `invalid_token`. Accounts are found, made and linked as by the browser flow (POST /v1/auth/oidc/token); on an account with a second factor: 403 mfa_required. Access tokens carry amr ["oidc"]. A provider that cannot be reached is 503 with Retry-After. With a guest's access token in `Authorization`, the guest becomes the provider's account (the identity linked, its verified address taken, the same id and data); 409 when the identity or the address has an account already. An ordinary account's token changes nothing.
          */
         post: operations["signInWithIdToken"];
         delete?: never;

@@ -104,6 +104,31 @@ describe(`guest accounts (${dialect})`, () => {
     expect((await call('POST', '/v1/users/me/upgrade', auth, { email })).json()).toMatchObject({ email, has_password: false });
   });
 
+  it('trims the name and refuses a blank one, as a registration does', async () => {
+    const { auth } = await guest();
+    const blank = await call('POST', '/v1/users/me/upgrade', auth, { email: uniqueEmail(), name: '   ' });
+    expect(blank.statusCode, blank.body).toBe(400);
+    expect(blank.json().code).toBe('validation_failed');
+    expect((await call('GET', '/v1/users/me', auth)).json().is_anonymous).toBe(true);
+    expect((await call('POST', '/v1/users/me/upgrade', auth, { email: uniqueEmail(), name: '  Ada  ' })).json()).toMatchObject({ name: 'Ada', is_anonymous: false });
+  });
+
+  it('limits failed upgrades per IP (email_taken says whether an address has an account), and a success costs nothing', async () => {
+    const from = nextIp();
+    const owner = await t.signUp();
+    // Guests made elsewhere, all asking from one address.
+    const guests = await Promise.all(Array.from({ length: 3 }, () => guest()));
+    const upgrade = (auth: Record<string, string>, email: string) => t.request({ method: 'POST', url: '/v1/users/me/upgrade', headers: auth, payload: { email }, remoteAddress: from });
+    expect((await upgrade(guests[0]!.auth, uniqueEmail())).statusCode).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await upgrade(guests[1]!.auth, owner.email)).json().code).toBe('email_taken');
+    const over = await upgrade(guests[2]!.auth, owner.email);
+    expect(over.statusCode).toBe(429);
+    expect(over.json().code).toBe('too_many_attempts');
+    // Another address still upgrades.
+    const elsewhere = await t.request({ method: 'POST', url: '/v1/users/me/upgrade', headers: guests[2]!.auth, payload: { email: uniqueEmail() }, remoteAddress: nextIp() });
+    expect(elsewhere.statusCode, elsewhere.body).toBe(200);
+  });
+
   it('limits guests per IP', async () => {
     const from = nextIp();
     for (let i = 0; i < 30; i++) expect((await t.request({ method: 'POST', url: '/v1/auth/anonymous', remoteAddress: from })).statusCode).toBe(200);

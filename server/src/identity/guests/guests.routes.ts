@@ -33,7 +33,7 @@ export const guestsRoutes: FastifyPluginAsyncTypebox<{ guests: Guests }> = async
     schema: {
       tags: ['Account'], operationId: 'upgradeGuest', summary: 'Make a guest an ordinary account, keeping its id and data',
       description: 'The address is confirmed by mail, as after a registration; `password` (optional) lets it sign in with one, else by an email code, a provider or a passkey. '
-        + '409 `email_taken` when the address has an account; 409 `conflict` when the caller is no guest.',
+        + '409 `email_taken` when the address has an account; 409 `conflict` when the caller is no guest; at most 30 failed upgrades per IP an hour (429 `too_many_attempts`).',
       body: UpgradeGuestBody,
       response: { 200: Type.Ref('Me'), ...problemResponses([400, 409, 413, 415]) },
     },

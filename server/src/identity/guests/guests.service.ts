@@ -5,6 +5,7 @@ import type { Database } from '../../kernel/db/schema.js';
 import { isUniqueViolation } from '../../kernel/db/errors.js';
 import { guestAddress, normalizeEmail } from '../../kernel/email-address.js';
 import { AppError, tooManyAttempts } from '../../kernel/errors.js';
+import { cleanName } from '../../kernel/names.js';
 import { recordEvent } from '../../kernel/events/event-outbox.js';
 import type { OnEventsCommitted } from '../../kernel/events/event-signal.js';
 import { newId } from '../../kernel/ids.js';
@@ -18,6 +19,12 @@ import { createUsersRepository, newUserRow, NO_PASSWORD, type CreatePersonalOrga
 
 /** Guests one IP may make in an hour: a guest is cheap to make, so farming them is capped. */
 const GUESTS_PER_IP_PER_HOUR = 30;
+/**
+ * Upgrades one IP may fail in an hour. 409 `email_taken` tells whether an address has an account,
+ * as a registration does; guests are cheap and the route's own limit is the account routes'
+ * (hundreds a minute), so without this a farm of guests would ask far faster than registrations may.
+ */
+const FAILED_UPGRADES_PER_IP_PER_HOUR = 30;
 const GUEST_NAME = 'Guest';
 
 export interface GuestsDeps {
@@ -89,13 +96,19 @@ export function createGuests(deps: GuestsDeps) {
      */
     async upgrade(userId: string, input: GuestUpgrade, client: ClientInfo): Promise<UserRow> {
       const email = input.email.trim();
+      // Trimmed and not blank, as a registration's and a rename's.
+      const name = input.name === undefined ? undefined : cleanName(input.name);
       if (input.password !== undefined) assertPasswordAcceptable(input.password, '/password', { email });
+      // Counted before the address is tried (concurrent tries get no more answers than the limit), given back when it took.
+      const attempt = [{ key: `guest-upgrade:ip:${client.ip}`, limit: FAILED_UPGRADES_PER_IP_PER_HOUR, windowSeconds: 3600 }];
+      const taken = await deps.attempts.take(attempt);
+      if (!taken.allowed) throw tooManyAttempts('Too many failed upgrades from this address; try again later.', taken.retryAfterSeconds);
       const passwordHash = input.password === undefined ? NO_PASSWORD : await deps.hasher.hash(input.password);
       const notGuest = new AppError('conflict', 'This account is not a guest: change its address in Settings instead.');
       let recorded;
       try {
         recorded = await db.transaction().execute(async (trx) => {
-          if (!(await upgradeRow(trx, userId, { email, emailVerified: false, passwordHash, name: input.name }))) throw notGuest;
+          if (!(await upgradeRow(trx, userId, { email, emailVerified: false, passwordHash, name }))) throw notGuest;
           const row = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
           return { row, event: await recordEvent(trx, clock, { userId, type: 'user.updated', data: { id: userId, email: row.email, name: row.name, updated_at: row.updated_at } }) };
         });
@@ -103,6 +116,7 @@ export function createGuests(deps: GuestsDeps) {
         if (isUniqueViolation(error)) throw new AppError('email_taken', 'An account with this email already exists: sign in to it instead (the guest keeps what it made).');
         throw error;
       }
+      await deps.attempts.giveBack(attempt);
       deps.onEvent?.(recorded.event);
       await deps.accounts.changed(userId);
       await deps.securityLog.record(userId, 'guest_upgraded', client);
