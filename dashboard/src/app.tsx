@@ -19,6 +19,7 @@ import { OverviewPage } from './pages/OverviewPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SettingsPage } from './pages/settings/SettingsPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
+import { SignInLinkPage } from './pages/SignInLinkPage.tsx';
 import { VerifyEmailPage } from './pages/VerifyEmailPage.tsx';
 import { ProviderCallbackPage } from './pages/ProviderCallbackPage.tsx';
 import { WebhookPage } from './pages/webhooks/WebhookPage.tsx';
@@ -43,6 +44,7 @@ function page({ path, query }: Location): JSX.Element {
     case '/forgot-password': return <ForgotPasswordPage />;
     case '/reset-password': return <ResetPasswordPage query={query} />;
     case '/verify-email': return <VerifyEmailPage query={query} />;
+    case '/sign-in': return <SignInLinkPage query={query} />;
     case '/oidc-callback': return <ProviderCallbackPage query={query} />;
     case '/accept-invitation': return <AcceptInvitationPage query={query} />;
     case '/agents': return <AgentsPage />;

@@ -18,6 +18,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/forgot-password', access: 'any' },
   { path: '/reset-password', access: 'any' },
   { path: '/verify-email', access: 'any' },
+  // A mailed sign-in link: signed in already, the router goes on to the overview and leaves the link unspent.
+  { path: '/sign-in', access: 'signed-out' },
   { path: '/oidc-callback', access: 'any' },
   { path: '/accept-invitation', access: 'any' },
   { path: '/oauth/consent', access: 'signed-in' },

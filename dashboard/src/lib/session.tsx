@@ -25,6 +25,10 @@ interface SessionApi {
   completeMfa(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<void>;
   /** Redeems a provider sign-in's code; resolves to the challenge when the account has a second factor, else null. */
   completeProviderSignIn(code: string, codeVerifier: string): Promise<MfaChallenge | null>;
+  /** Signs in with a mailed sign-in code (`gatehouse.auth.startEmailSignIn` sent it); resolves to the challenge when the account has a second factor, else null. */
+  logInWithEmailCode(email: string, code: string): Promise<MfaChallenge | null>;
+  /** The same with the mailed link's token (the /sign-in page). */
+  logInWithEmailLink(token: string): Promise<MfaChallenge | null>;
   /** A passwordless login: the browser asks for one of the user's passkeys. */
   logInWithPasskey(): Promise<void>;
   logOut(): Promise<void>;
@@ -109,6 +113,8 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const api = useMemo<SessionApi>(() => ({
     status, me, notice, setNotice, refreshMe, unavailable, retry: loadStored,
     logIn: (email, password) => signedInOrChallenge(() => gatehouse.auth.login({ username: email, password })),
+    logInWithEmailCode: (email, code) => signedInOrChallenge(() => gatehouse.auth.verifyEmailSignIn({ email, code })),
+    logInWithEmailLink: (token) => signedInOrChallenge(() => gatehouse.auth.verifyEmailSignIn({ token })),
     completeProviderSignIn: (code, codeVerifier) => signedInOrChallenge(() => gatehouse.auth.completeProviderSignIn({ code, codeVerifier })),
     async logInWithPasskey() {
       const { challenge_id, options } = await gatehouse.auth.passkeyLoginOptions();

@@ -9,6 +9,7 @@ import { SubmitButton } from '../components/SubmitButton.tsx';
 import { useAction } from '../lib/hooks.ts';
 import { isCancelled, passkeysSupported } from '../lib/passkeys.ts';
 import { useSession } from '../lib/session.tsx';
+import { EmailCodeLogin } from './EmailCodeLogin.tsx';
 import { ProviderButtons } from './ProviderButtons.tsx';
 
 export function LoginPage({ query }: { query: URLSearchParams }) {
@@ -17,6 +18,8 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   const [password, setPassword] = useState('');
   // Set when the password was right and the account has a second factor.
   const [mfaToken, setMfaToken] = useState<string | null>(null);
+  // "Email me a sign-in code" instead of the password.
+  const [byCode, setByCode] = useState(false);
   // Once signed in, the router leaves this page for `?next=` (app.tsx, redirectFor).
   const { run, busy, error } = useAction(async () => {
     setNotice(null);
@@ -35,6 +38,14 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
     }
   });
   if (mfaToken) return <SecondFactorStep mfaToken={mfaToken} onRestart={() => setMfaToken(null)} />;
+  if (byCode) {
+    return (
+      <>
+        <PageHeading title="Log in with an email code" />
+        <EmailCodeLogin initialEmail={email} onSecondFactor={setMfaToken} onCancel={() => setByCode(false)} />
+      </>
+    );
+  }
   return (
     <>
       <PageHeading title="Log in" />
@@ -50,6 +61,11 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
           <Link href="/forgot-password">Forgot your password?</Link>
         </div>
       </ActionForm>
+      <p class="actions">
+        <button type="button" class="button button-secondary" onClick={() => setByCode(true)}>
+          Email me a sign-in code
+        </button>
+      </p>
       <ProviderButtons next={query.get('next') ?? '/'} />
       {passkeysSupported() && (
         <p class="actions">
@@ -86,9 +102,9 @@ export function SecondFactorStep({ mfaToken, onRestart }: { mfaToken: string; on
       ) : (
         <ActionForm class="form card" onSubmit={() => run()}>
           {recovery ? (
-            <Field label="Recovery code" name="recovery_code" autocomplete="off" required value={code} onValue={setCode} error={error?.fields.recovery_code} hint="Each recovery code works once." />
+            <Field label="Recovery code" name="recovery_code" type="text" autocomplete="off" required value={code} onValue={setCode} error={error?.fields.recovery_code} hint="Each recovery code works once." />
           ) : (
-            <Field label="Code from your authenticator app" name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onValue={setCode} error={error?.fields.code} hint="The 6 digits it shows now." />
+            <Field label="Code from your authenticator app" name="code" type="text" inputMode="numeric" autocomplete="one-time-code" required value={code} onValue={setCode} error={error?.fields.code} hint="The 6 digits it shows now." />
           )}
           <div class="actions">
             <SubmitButton busy={busy} busyLabel="Checking…">

@@ -22,7 +22,7 @@ export const DASHBOARD_DIST = existsSync(join(PACKAGE_DIR, 'src'))
  * /healthz and every unknown path keep their own answers (a problem+json 404 included).
  */
 export const DASHBOARD_ROUTES = [
-  '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/oidc-callback', '/accept-invitation', '/oauth/consent',
+  '/', '/login', '/signup', '/forgot-password', '/reset-password', '/verify-email', '/sign-in', '/oidc-callback', '/accept-invitation', '/oauth/consent',
   '/agents', '/chats', '/chats/*', '/webhooks', '/webhooks/*', '/admin', '/admin/*', '/settings', '/settings/*',
 ] as const;
 
