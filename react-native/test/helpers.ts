@@ -26,7 +26,11 @@ export async function returningUser(name = 'Ada Returning'): Promise<{ email: st
   return { email, storage, userId: user.id };
 }
 
-/** The link the server mailed to `email` for `page` (the development log mailer writes mails to the log). */
+/**
+ * The link the server mailed to `email` for `page` (the development log mailer writes mails to the
+ * log): the app's own-scheme link when the mail has one (it comes after the https one), as the
+ * app is opened with it.
+ */
 export async function mailedLink(email: string, page: 'verify-email' | 'reset-password' | 'accept-invitation' | 'sign-in', timeoutMs = 5_000): Promise<string> {
   const started = Date.now();
   for (;;) {
@@ -34,7 +38,10 @@ export async function mailedLink(email: string, page: 'verify-email' | 'reset-pa
     const links = lines
       .map((line) => JSON.parse(line) as { mail: { to: string; text: string } })
       .filter((entry) => entry.mail.to === email)
-      .map((entry) => new RegExp(`\\S*/${page}\\?token=\\S+`).exec(entry.mail.text)?.[0])
+      .map((entry) => {
+        const found = [...entry.mail.text.matchAll(new RegExp(`\\S*/${page}\\?token=\\S+`, 'g'))].map((m) => m[0]);
+        return found.find((link) => !/^https?:/.test(link)) ?? found[0];
+      })
       .filter((link): link is string => link !== undefined);
     if (links.length > 0) return links.at(-1)!;
     if (Date.now() - started > timeoutMs) throw new Error(`no ${page} mail to ${email}`);

@@ -94,6 +94,8 @@ export const Config = Type.Object({
   /** PRODUCT_NAME: what the service's users know it as; every mail, the authenticator label and the pages say it. */
   productName: Type.String(),
   mailFrom: Type.String(),
+  /** MAIL_TEMPLATES_DIR: a folder whose files replace mails' subjects, text and HTML (identity/email/mail-template-files.ts). */
+  mailTemplatesDir: Type.Optional(Type.String()),
   webhookAllowPrivate: Type.Boolean(),
   /** OAUTH_DYNAMIC_CLIENT_REGISTRATION: anyone may register an OAuth app at /oauth/register (RFC 7591), as MCP clients do. */
   oauthDynamicClientRegistration: Type.Boolean(),
@@ -323,6 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     productName,
     mailFrom: env.MAIL_FROM || `${productName} <no-reply@localhost>`,
+    ...(env.MAIL_TEMPLATES_DIR ? { mailTemplatesDir: env.MAIL_TEMPLATES_DIR } : {}),
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     oauthDynamicClientRegistration: readBool(env, 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'),
     webhookRetryDelays: delays.map((d) => Number(d.trim())),

@@ -49,19 +49,22 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
       }]);
     });
 
-    it('mails verification and reset links to the app, with the web page as a fallback', async () => {
+    it('mails verification and reset links as the web page first (every mail client opens it), the app link beside it', async () => {
       const user = await t.signUp();
       const verify = await inbox.waitFor(user.email, /Confirm your email/);
       const token = tokenFromMail(verify, 'verify-email');
-      expect(verify.text).toContain(`myapp://auth/verify-email?token=${encodeURIComponent(token)}`);
-      expect(verify.text).toContain(`If the app does not open: http://gatehouse.test/verify-email?token=${encodeURIComponent(token)}`);
-      expect(verify.html).toContain('href="myapp://auth/verify-email?token=');
+      const web = `http://gatehouse.test/verify-email?token=${encodeURIComponent(token)}`;
+      const app = `myapp://auth/verify-email?token=${encodeURIComponent(token)}`;
+      expect(verify.text).toContain(`${web}\n\nOpen in the app: ${app}`);
+      expect(verify.html.indexOf(`href="${web}"`)).toBeGreaterThan(-1);
+      expect(verify.html.indexOf(`href="${app}"`)).toBeGreaterThan(verify.html.indexOf(`href="${web}"`));
       await t.request({ method: 'POST', url: '/v1/auth/password/forgot', payload: { email: user.email } });
       const reset = await inbox.waitFor(user.email, /Reset your password/);
-      expect(reset.text).toMatch(/^myapp:\/\/auth\/reset-password\?token=gthp_/m);
+      expect(reset.text).toMatch(/^http:\/\/gatehouse\.test\/reset-password\?token=gthp_/m);
+      expect(reset.text).toMatch(/^Open in the app: myapp:\/\/auth\/reset-password\?token=gthp_/m);
     });
 
-    it('mails invitations into the app too, with the web page as a fallback', async () => {
+    it('mails invitations the same way: the web page, and the app link beside it', async () => {
       const owner = await t.signUp();
       const org = (await t.request({ method: 'POST', url: '/v1/organizations', headers: { authorization: `Bearer ${owner.tokens.access_token}` }, payload: { name: 'Acme' } })).json() as { id: string };
       const invitee = `invitee.${Date.now()}@example.com`;
@@ -69,8 +72,7 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
       expect(invited.statusCode).toBe(201);
       const mail = await inbox.waitFor(invitee, /invited to join/);
       const token = tokenFromMail(mail, 'accept-invitation');
-      expect(mail.text).toContain(`myapp://auth/accept-invitation?token=${encodeURIComponent(token)}`);
-      expect(mail.text).toContain(`If the app does not open: http://gatehouse.test/accept-invitation?token=${encodeURIComponent(token)}`);
+      expect(mail.text).toContain(`http://gatehouse.test/accept-invitation?token=${encodeURIComponent(token)}\n\nOpen in the app: myapp://auth/accept-invitation?token=${encodeURIComponent(token)}`);
       // The app names the organization and who invites before anyone signs in.
       const preview = await t.request({ method: 'GET', url: `/v1/invitations/preview?token=${encodeURIComponent(token)}` });
       expect(preview.json()).toEqual({ organization_name: 'Acme', inviter_name: expect.any(String), role: 'member', expires_at: expect.any(String) });
@@ -84,11 +86,11 @@ describe(`app links: well-known files and mailed links (${dialect})`, () => {
     });
     afterAll(() => t.close());
 
-    it('links there (no fallback needed) and lists those paths for the app', async () => {
+    it('links there (one link: the universal link opens the app or the page) and lists those paths for the app', async () => {
       const user = await t.signUp();
       const mail = await inbox.waitFor(user.email, /Confirm your email/);
       expect(mail.text).toMatch(/^https:\/\/gatehouse\.test\/app\/verify-email\?token=gthv_/m);
-      expect(mail.text).not.toContain('If the app does not open');
+      expect(mail.text).not.toContain('Open in the app');
       const aasa = (await t.request({ method: 'GET', url: '/.well-known/apple-app-site-association' })).json();
       expect(aasa.applinks.details[0].components.map((c: { '/': string }) => c['/'])).toEqual(['/app/verify-email', '/app/reset-password', '/app/accept-invitation', '/app/sign-in']);
     });
