@@ -114,6 +114,6 @@ export async function buildApp(deps: Dependencies, options: BuildOptions = {}): 
     v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: '/v1' });
   for (const module of ROOT_MODULES) await module.register(app, moduleDeps);
-  await registerDashboard(app);
+  await registerDashboard(app, { productName: deps.config.productName });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { PRODUCT_NAME } from '../lib/product-name.ts';
 import { useSession } from '../lib/session.tsx';
 import { Icon, type IconName } from './Icon.tsx';
 import { Link } from './Link.tsx';
@@ -24,7 +25,7 @@ export function AppShell({ path, children }: { path: string; children: Component
       </a>
       <header class="topbar">
         <Link href="/" class="brand">
-          Gatehouse
+          {PRODUCT_NAME}
         </Link>
         <nav aria-label="Main" class="mainnav">
           <ul>
@@ -66,7 +67,7 @@ export function PublicShell({ children }: { children: ComponentChildren }) {
       </a>
       <header class="topbar topbar-public">
         <Link href="/" class="brand">
-          Gatehouse
+          {PRODUCT_NAME}
         </Link>
         <a class="topbar-link" href="/docs">
           API reference

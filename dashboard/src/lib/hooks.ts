@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { PRODUCT_NAME } from './product-name.ts';
 import { describeError, type ErrorView } from './errors.ts';
 
 /** A call started by the user (a form, a button): busy while it runs, its error afterwards. */
@@ -60,7 +61,7 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[] = []) {
 export function usePageFocus(title: string) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${title} · Gatehouse`;
+    document.title = `${title} · ${PRODUCT_NAME}`;
     // Keep focus where it is when the user is already inside the page (e.g. typing in a form).
     if (document.activeElement === document.body || document.activeElement === null || document.activeElement?.closest('nav')) {
       heading.current?.focus({ preventScroll: true });

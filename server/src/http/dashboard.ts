@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { escapeHtml } from '../kernel/html.js';
 import { setPageHeaders } from './page-headers.js';
 
 /**
@@ -44,6 +46,21 @@ const NOT_BUILT_PAGE = `<!doctype html>
 export interface DashboardOptions {
   /** The built dashboard; defaults to dashboard/dist in this repository. */
   distDir?: string;
+  /** PRODUCT_NAME: the page's title and the name the dashboard shows (read from its meta tag). */
+  productName?: string;
+}
+
+/**
+ * The build's index.html with the product's name in its title and in `<meta name="application-name">`
+ * (which the dashboard reads), written once to a folder of this process's own, so it is served as a
+ * static file like the rest (ETag, conditional and range requests). One build serves any product.
+ */
+function productIndex(distDir: string, product: string): string {
+  const name = escapeHtml(product);
+  const html = readFileSync(join(distDir, 'index.html'), 'utf8').replace(/<title>[^<]*<\/title>/, `<title>${name}</title>\n    <meta name="application-name" content="${name}">`);
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-dashboard-'));
+  writeFileSync(join(dir, 'index.html'), html);
+  return dir;
 }
 
 /**
@@ -55,6 +72,8 @@ export interface DashboardOptions {
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions = {}): Promise<void> {
   const distDir = options.distDir ?? DASHBOARD_DIST;
   const built = existsSync(join(distDir, 'index.html'));
+  const indexDir = built ? productIndex(distDir, options.productName ?? 'Gatehouse') : undefined;
+  if (indexDir) app.addHook('onClose', async () => rmSync(indexDir, { recursive: true, force: true }));
 
   await app.register(async (dashboard) => {
     dashboard.addHook('onRequest', async (_request, reply) => setPageHeaders(reply, DASHBOARD_CSP));
@@ -77,7 +96,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
     const sendIndex = (reply: FastifyReply) =>
       built
-        ? reply.header('Cache-Control', 'no-cache').sendFile('index.html', distDir, { maxAge: 0, cacheControl: false })
+        ? reply.header('Cache-Control', 'no-cache').sendFile('index.html', indexDir!, { maxAge: 0, cacheControl: false })
         : reply.code(503).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     for (const url of DASHBOARD_ROUTES) {
       dashboard.get(url, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));

@@ -9,12 +9,12 @@ import { registerProblemHandlers } from '../../src/http/problem.js';
 import { createTestApp, type TestApp } from '../harness.js';
 
 /** The dashboard plugin alone, over a dist folder of our own making, with the app's 404/405 handling. */
-async function dashboardApp(distDir: string): Promise<FastifyInstance> {
+async function dashboardApp(distDir: string, productName?: string): Promise<FastifyInstance> {
   const app = Fastify();
   const allowedMethods = trackAllowedMethods(app);
   registerProblemHandlers(app, { publicUrl: 'http://gatehouse.test', allowedMethods });
   app.get('/v1/ping', async () => ({ ok: true }));
-  await registerDashboard(app, { distDir });
+  await registerDashboard(app, { distDir, ...(productName ? { productName } : {}) });
   await app.ready();
   return app;
 }
@@ -53,6 +53,20 @@ describe('dashboard at /', () => {
     }
     expect(DASHBOARD_CSP).toContain("script-src 'self'");
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
+  });
+
+  it("names the product (PRODUCT_NAME) in the page's title and for the dashboard to read, escaped; one build serves any name", async () => {
+    const acme = await dashboardApp(join(dir, 'dist'), 'Acme & Co');
+    try {
+      const page = await acme.inject({ method: 'GET', url: '/login' });
+      expect(page.body).toContain('<title>Acme &amp; Co</title>');
+      expect(page.body).toContain('<meta name="application-name" content="Acme &amp; Co">');
+      expect(page.headers.etag).toBeDefined();
+      expect((await acme.inject({ method: 'GET', url: '/login', headers: { 'if-none-match': String(page.headers.etag) } })).statusCode).toBe(304);
+    } finally {
+      await acme.close();
+    }
+    expect((await built.inject({ method: 'GET', url: '/' })).body).toContain('<meta name="application-name" content="Gatehouse">');
   });
 
   it('serves hashed assets for a year, and unknown ones as a problem+json 404', async () => {

@@ -164,7 +164,7 @@ describe('odd paths to the built dashboard', () => {
     for (const tail of tails) {
       const target = `/settings/${tail}`;
       const res = await rawRequest(port, target);
-      if (res.statusCode === 200 && res.body === '<!doctype html><title>Gatehouse</title>') continue;
+      if (res.statusCode === 200 && res.body === '<!doctype html><title>Gatehouse</title>\n    <meta name="application-name" content="Gatehouse">') continue;
       problems.push(...badAnswers(`GET ${target} (socket)`, res));
     }
     expect(problems).toEqual([]);
