@@ -73,7 +73,7 @@ const GRANTS_NOTHING: Record<string, string> = {
 const REFUSED_TO_GUESTS = [
   'createApiKey', 'updateApiKey', 'rollApiKey', 'decideOauthInteraction', 'rotateOauthAppSecret', 'createOauthApp', 'changePassword', 'changeEmail',
   'linkIdentity', 'unlinkIdentity', 'passkeyRegistrationOptions', 'addPasskey', 'removePasskey', 'regenerateRecoveryCodes',
-  'createOrganization', 'deleteOrganization', 'updateOrganizationMember', 'createOrganizationInvitation', 'adminUpdateUser', 'adminUpdateOrganization',
+  'createOrganization', 'deleteOrganization', 'enrolTotp', 'acceptInvitation', 'updateOrganizationMember', 'createOrganizationInvitation', 'adminUpdateUser', 'adminUpdateOrganization',
   'createWebhook', 'updateWebhook', 'deleteWebhook', 'testWebhook', 'redeliverWebhookDelivery', 'redeliverFailedWebhookDeliveries', 'rotateWebhookSecret',
 ].sort();
 

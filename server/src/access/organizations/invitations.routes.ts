@@ -63,7 +63,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Organ
   }, async (request) => invitations.preview(request.query.token));
 
   app.post('/invitations/accept', {
-    config: { ...config, stepUp: 'never' }, // joins with a mailed link to the account's confirmed address
+    config: { ...config, stepUp: 'never', guests: 'refused' }, // joins with a mailed link to the account's confirmed address (a guest has none)
     schema: {
       tags, operationId: 'acceptInvitation',
       summary: 'Join the organization of a mailed invitation, signed in with the confirmed address it was sent to; answers the organization with your new role',

@@ -27,7 +27,7 @@ export const mfaRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { mfa }) =
 
   app.post('/users/me/mfa/totp', {
     // No factor is on while enrolling (409 once it is): nothing to step up with; the password guards the start.
-    config: { ...config, stepUp: 'never' },
+    config: { ...config, stepUp: 'never', guests: 'refused' }, // a guest has no address to hold a factor for: it upgrades first
     schema: {
       tags, operationId: 'enrolTotp', summary: 'Start TOTP enrolment: a secret to scan',
       description: 'Needs the password. The factor is off until POST /v1/users/me/mfa/totp/confirm receives a first code. Starting again replaces an unconfirmed secret; 409 while TOTP is on.',
