@@ -42,7 +42,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
     return (
       <>
         <PageHeading title="Log in with an email code" />
-        <EmailCodeLogin initialEmail={email} onSecondFactor={setMfaToken} onCancel={() => setByCode(false)} />
+        <EmailCodeLogin initialEmail={email.trim()} createAccount={false} autoFocus onSecondFactor={setMfaToken} other={{ label: 'Use my password instead', onClick: () => setByCode(false) }} />
       </>
     );
   }
@@ -62,7 +62,14 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
         </div>
       </ActionForm>
       <p class="actions">
-        <button type="button" class="button button-secondary" onClick={() => setByCode(true)}>
+        <button
+          type="button"
+          class="button button-secondary"
+          onClick={() => {
+            setNotice(null);
+            setByCode(true);
+          }}
+        >
           Email me a sign-in code
         </button>
       </p>

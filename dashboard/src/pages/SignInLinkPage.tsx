@@ -3,19 +3,23 @@ import { ErrorAlert } from '../components/ErrorAlert.tsx';
 import { Link } from '../components/Link.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { describeError, type ErrorView } from '../lib/errors.ts';
-import { forgetQuery } from '../lib/router.ts';
+import { forgetQuery, navigate } from '../lib/router.ts';
 import { useSession } from '../lib/session.tsx';
+import { EmailCodeLogin } from './EmailCodeLogin.tsx';
 import { SecondFactorStep } from './LoginPage.tsx';
 
 /**
  * The page behind a mailed sign-in link, `/sign-in?token=…`: signs in as it opens (the router then
  * leaves for the overview), asks for the second factor on an account that has one, or says why a
- * link no longer works. The token is spent once, even where effects run twice.
+ * link no longer works and offers a new code by mail right there. The token is spent once, even
+ * where effects run twice (the ref), and leaves the address bar as it is read.
  */
 export function SignInLinkPage({ query }: { query: URLSearchParams }) {
   const { logInWithEmailLink } = useSession();
   const [token] = useState(() => query.get('token') ?? '');
   const [state, setState] = useState<'working' | ErrorView | { mfaToken: string }>('working');
+  // Set once a code from this page's own form asks for the second factor.
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   const started = useRef(false);
   useEffect(() => {
     if (started.current) return;
@@ -31,21 +35,23 @@ export function SignInLinkPage({ query }: { query: URLSearchParams }) {
       })
       .catch((e) => setState(describeError(e)));
   }, []);
-  if (typeof state === 'object' && 'mfaToken' in state) return <SecondFactorStep mfaToken={state.mfaToken} onRestart={() => window.location.assign('/login')} />;
+  const challenge = mfaToken ?? (typeof state === 'object' && 'mfaToken' in state ? state.mfaToken : null);
+  if (challenge) return <SecondFactorStep mfaToken={challenge} onRestart={() => navigate('/login')} />;
+  const error = typeof state === 'object' && !('mfaToken' in state) ? state : null;
+  if (!error) {
+    return (
+      <>
+        <PageHeading title="Signing in" />
+        <p role="status">Signing you in…</p>
+      </>
+    );
+  }
   return (
     <>
-      <PageHeading title="Signing in" />
-      {state === 'working' ? (
-        <p role="status">Signing you in…</p>
-      ) : (
-        <>
-          <ErrorAlert error={state} />
-          <p>A sign-in link works once, for 10 minutes, and only the newest one asked for. Ask for a new code on the login page.</p>
-          <p class="aside">
-            <Link href="/login">Log in</Link>
-          </p>
-        </>
-      )}
+      <PageHeading title="This sign-in link does not work" />
+      <ErrorAlert error={error} />
+      <p>A sign-in link works once, for 10 minutes, and only the newest one sent. Type your address for a new code.</p>
+      <EmailCodeLogin createAccount={false} onSecondFactor={setMfaToken} other={{ label: 'Log in with a password', onClick: () => navigate('/login') }} />
     </>
   );
 }

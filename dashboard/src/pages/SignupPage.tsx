@@ -10,12 +10,18 @@ import { gatehouse } from '../lib/api.ts';
 import { useAction } from '../lib/hooks.ts';
 import { navigate } from '../lib/router.ts';
 import { useSession } from '../lib/session.tsx';
+import { EmailCodeLogin } from './EmailCodeLogin.tsx';
+import { SecondFactorStep } from './LoginPage.tsx';
 
 export function SignupPage() {
   const { logIn, setNotice } = useSession();
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // "Sign up with an email code": no password; the code makes the account (or signs in to the address's own).
+  const [byCode, setByCode] = useState(false);
+  // An address that has an account already, with a second factor: the code signs in to it, then asks for that.
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   const { run, busy, error } = useAction(async () => {
     await gatehouse.auth.register({ name: name.trim(), email: email.trim(), password });
     try {
@@ -31,6 +37,18 @@ export function SignupPage() {
     }
     // Signed in now: the router takes the visitor to the overview (app.tsx, redirectFor).
   });
+  if (mfaToken) return <SecondFactorStep mfaToken={mfaToken} onRestart={() => navigate('/login')} />;
+  if (byCode) {
+    return (
+      <>
+        <PageHeading title="Create your account with an email code">No password to choose: you sign in with a code we email you. Your name, a password or a passkey can be set in Settings afterwards.</PageHeading>
+        <EmailCodeLogin initialEmail={email.trim()} createAccount autoFocus onSecondFactor={setMfaToken} other={{ label: 'Choose a password instead', onClick: () => setByCode(false) }} />
+        <p class="aside">
+          Already have an account? <Link href="/login">Log in</Link>
+        </p>
+      </>
+    );
+  }
   return (
     <>
       <PageHeading title="Create your account" />
@@ -57,6 +75,11 @@ export function SignupPage() {
           </SubmitButton>
         </div>
       </ActionForm>
+      <p class="actions">
+        <button type="button" class="button button-secondary" onClick={() => setByCode(true)}>
+          Sign up with an email code instead
+        </button>
+      </p>
       <p class="aside">
         Already have an account? <Link href="/login">Log in</Link>
       </p>
