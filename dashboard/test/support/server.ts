@@ -1,7 +1,7 @@
 import { runGatehouse, startServerOnFreshSqlite } from '../../../server/test/server-process.ts';
 
 /** The pages the server mails links to. */
-export type MailedPage = 'verify-email' | 'reset-password' | 'accept-invitation' | 'sign-in';
+export type MailedPage = 'verify-email' | 'reset-password' | 'accept-invitation';
 
 export interface RunningServer {
   base: string;
@@ -11,8 +11,6 @@ export interface RunningServer {
   output(): string;
   /** The token of the newest mailed link to `page` (`verify-email`, `reset-password`, `accept-invitation`), to `to` when given. */
   mailedToken(page: MailedPage, to?: string): string | null;
-  /** The 6-digit code of the newest sign-in mail to `to`. */
-  mailedCode(to: string): string | null;
   /** A `gatehouse` CLI command (e.g. `users grant-admin <email>`) against this server's database. */
   cli(args: string[]): Promise<{ code: number | null; output: string }>;
   stop(): Promise<void>;
@@ -49,10 +47,6 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       const texts = to === undefined ? [server.output()] : mailsIn(server.output()).filter((m) => m.to === to).map((m) => m.text);
       const matches = texts.flatMap((text) => [...text.matchAll(link)]);
       return matches.length ? decodeURIComponent(matches[matches.length - 1]![1]!) : null;
-    },
-    mailedCode(to) {
-      const codes = mailsIn(server.output()).filter((m) => m.to === to).flatMap((m) => /sign-in code is (\d{6})/.exec(m.text)?.[1] ?? []);
-      return codes.at(-1) ?? null;
     },
     cli: (args) => runGatehouse(args, server.env),
     stop: async () => void (await server.stop()),
