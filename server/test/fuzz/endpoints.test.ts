@@ -29,6 +29,8 @@ afterAll(async () => {
 const NEEDS_A_SECRET_FROM_ELSEWHERE = new Set([
   'GET /v1/auth/oidc/{provider}/callback', 'POST /v1/auth/oidc/{provider}/callback', 'POST /v1/auth/oidc/token', 'POST /v1/users/me/identities',
   'POST /v1/auth/id-token', 'POST /v1/auth/passwordless/verify',
+  // Only a guest's session upgrades; the fuzzer's credentials are an ordinary account's (test/routes/guests.test.ts does).
+  'POST /v1/users/me/upgrade',
 ]);
 
 describe(`every documented operation under random input (${dialect})`, () => {

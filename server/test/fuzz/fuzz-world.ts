@@ -44,6 +44,8 @@ export async function createFuzzWorld(env: Record<string, string> = {}): Promise
     env: {
       ACCOUNT_RATE_LIMIT_PER_MINUTE: '1000000',
       APP_LINK_URL: 'myapp://auth',
+      // Guests on, so POST /v1/auth/anonymous is fuzzed in its working state.
+      ANONYMOUS_SIGN_IN: 'true',
       OIDC_PROVIDERS: JSON.stringify([{ id: 'google', issuer: issuer.url, client_id: 'fuzz', client_secret: 'fuzz-client-secret' }]),
       ...env,
     },
