@@ -3,6 +3,9 @@
  */
 export { GatehouseProvider, useGatehouse, type GatehouseProviderProps } from './provider.js';
 export { useSession, type UseSession } from './use-session.js';
+export { useBiometricLock, type UseBiometricLock } from './use-biometric-lock.js';
+export type { BiometricLockOptions, BiometricLockState } from './biometric-lock.js';
+export type { BiometricPromptOptions, LocalAuthenticationLike } from './biometric-prompt.js';
 export { useOrganization, type Organization, type UseOrganization } from './use-organization.js';
 export { useAgents, useChats, useMessages, type Agent, type Chat, type Message, type MessagesState, type PageOptions } from './data-hooks.js';
 export type { ListState } from './use-list.js';

@@ -2,6 +2,7 @@ import { createGatehouse, type Gatehouse, type GatehouseOptions, type TokenStore
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { AppState } from 'react-native';
 import type { BackoffOptions } from './backoff.js';
+import { createBiometricLock, type BiometricLockOptions } from './biometric-lock.js';
 import { availableRandomBytes } from './random-bytes.js';
 import { secureStoreTokenStore } from './secure-store.js';
 import { createSessionController, type AppStateLike, type SessionController } from './session-controller.js';
@@ -23,6 +24,13 @@ export interface GatehouseProviderProps {
    * one. Switch later with useOrganization().switchTo(). Signing out returns to null.
    */
   organization?: string | null;
+  /**
+   * Opt-in: a stored session opens only after Face ID / fingerprint (expo-local-authentication),
+   * on a cold start and after `afterBackgroundSeconds` in the background (measured with
+   * `options.now`). Meanwhile `useSession().status` is `locked`; `useBiometricLock().unlock()`
+   * asks. Read once, when the provider is created.
+   */
+  biometricLock?: BiometricLockOptions;
   children?: ReactNode;
 }
 
@@ -45,17 +53,19 @@ const GatehouseContext = createContext<GatehouseContextValue | null>(null);
  * Creates the client and the session once, restores a stored session at once and revalidates it
  * in the background, and refreshes when the app comes back to the foreground.
  */
-export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appState, organization: initialOrganization = null, children }: GatehouseProviderProps) {
+export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appState, organization: initialOrganization = null, biometricLock, children }: GatehouseProviderProps) {
   const [organization, setOrganization] = useState<string | null>(initialOrganization);
   const [value] = useState<GatehouseContextValue>(() => {
     const storage = withUserCache(tokenStore ?? secureStoreTokenStore());
+    const lock = biometricLock && createBiometricLock(biometricLock, options?.now ?? Date.now);
     let controller: SessionController | undefined;
     const client = createGatehouse({
       // Hermes has no crypto.randomUUID: creating calls keep their Idempotency-Key (and stay safe to retry) with expo-crypto's bytes.
       randomBytes: availableRandomBytes(),
       ...options,
       baseUrl,
-      tokenStore: storage,
+      // Locked, the client finds no session: no request of anyone's carries its tokens.
+      tokenStore: lock ? lock.guard(storage) : storage,
       organization: initialOrganization,
       onSessionChange(session) {
         if (session === null) {
@@ -67,7 +77,7 @@ export function GatehouseProvider({ baseUrl, tokenStore, options, retry, appStat
         options?.onSessionChange?.(session);
       },
     });
-    controller = createSessionController({ client, storage, appState: appState ?? (AppState as AppStateLike), retry });
+    controller = createSessionController({ client, storage, appState: appState ?? (AppState as AppStateLike), retry, lock });
     return { client, controller };
   });
 

@@ -6,19 +6,23 @@
  * - foreground: one refresh when the access token is expired or close to it, shared by every
  *   caller (the SDK's refresh is single-flight, so reuse detection never fires on a race);
  * - sign-out only on a terminal answer (the refresh token refused, the account gone or
- *   disabled); network errors and 5xx keep the session and are retried with backoff.
+ *   disabled); network errors and 5xx keep the session and are retried with backoff;
+ * - with a biometric lock (biometric-lock.ts), a stored session starts `locked` and locks again
+ *   after a long absence: no user shown, no request with its tokens, until unlock() passes.
  */
 import { isGatehouseError, type Gatehouse, type RequestBody } from '@gatehouse/sdk';
 import { backoffMs, type BackoffOptions } from './backoff.js';
+import type { BiometricLock } from './biometric-lock.js';
 import { logInWithPasskey, type PasskeyAuthenticator } from './passkeys.js';
 import { authorizeWithProvider, type ProviderSignInOptions } from './provider-sign-in.js';
 import type { SessionStorage, User } from './storage.js';
 
-export type SessionStatus = 'loading' | 'signed-in' | 'signed-out';
+/** `locked`: a session is stored but held back until the biometric lock's unlock() passes (never without `biometricLock`). */
+export type SessionStatus = 'loading' | 'locked' | 'signed-in' | 'signed-out';
 
 export interface SessionSnapshot {
   status: SessionStatus;
-  /** The signed-in user: cached at first, then as the server last answered. Null while unknown. */
+  /** The signed-in user: cached at first, then as the server last answered. Null while unknown or locked. */
   user: User | null;
   /** True until the server has confirmed the session in this run of the app. */
   isStale: boolean;
@@ -36,6 +40,8 @@ export interface SessionControllerOptions {
   storage: SessionStorage;
   appState?: AppStateLike | undefined;
   retry?: BackoffOptions | undefined;
+  /** The biometric lock, when the app has one; the client must read its tokens through `lock.guard(storage)`. */
+  lock?: BiometricLock | undefined;
 }
 
 /** The server refused the session itself: nothing but signing in again can help. */
@@ -44,7 +50,7 @@ export function isTerminal(error: unknown): boolean {
   return error.status === 401 || error.code === 'not_authenticated' || error.code === 'account_disabled';
 }
 
-export function createSessionController({ client, storage, appState, retry }: SessionControllerOptions) {
+export function createSessionController({ client, storage, appState, retry, lock }: SessionControllerOptions) {
   let snapshot: SessionSnapshot = { status: 'loading', user: null, isStale: true, error: null };
   const listeners = new Set<() => void>();
   const foregroundListeners = new Set<() => void>();
@@ -72,6 +78,7 @@ export function createSessionController({ client, storage, appState, retry }: Se
     attempt = 0;
     // Storage failing (a Keychain that cannot be read after a restore) must not keep the user in.
     await Promise.resolve(storage.setUser(null)).catch(() => {});
+    lock?.open(); // nothing left to protect, and the next sign-in must reach its own session
     if (snapshot.status !== 'signed-out' || snapshot.user !== null) set({ status: 'signed-out', user: null, isStale: false, error: null });
   }
 
@@ -89,7 +96,9 @@ export function createSessionController({ client, storage, appState, retry }: Se
 
   /** Ask the server who is signed in (refreshing the token first if it is due). */
   function revalidate(): Promise<void> {
-    revalidating ??= (async () => {
+    // Locked (or not yet known to be unlocked), the client sees no session: asking would sign the user out.
+    if (lock?.isLocked()) return Promise.resolve();
+    const current = (revalidating ??= (async () => {
       const since = epoch;
       if (!(await client.session.get())) {
         if (since === epoch) await signedOut();
@@ -106,9 +115,10 @@ export function createSessionController({ client, storage, appState, retry }: Se
         await failed(error, since, () => void revalidate());
       }
     })().finally(() => {
-      revalidating = null;
-    });
-    return revalidating;
+      // Only its own: locking drops a revalidation in flight, and unlocking starts a new one.
+      if (revalidating === current) revalidating = null;
+    }));
+    return current;
   }
 
   /** Back in the foreground: refresh now if the token is due, so the next calls need not wait. */
@@ -216,6 +226,8 @@ export function createSessionController({ client, storage, appState, retry }: Se
 
   /** The SDK holds a new session: load its user and show it. */
   async function adoptNewSession(): Promise<User> {
+    // The person has just proved who they are: a fresh sign-in is never locked.
+    lock?.open();
     let user: User;
     try {
       user = await client.me.get();
@@ -231,8 +243,41 @@ export function createSessionController({ client, storage, appState, retry }: Se
     return user;
   }
 
+  /** Hold the session back: its user hidden, nothing in flight for it shown, no retries. */
+  function lockNow(): void {
+    if (!lock || snapshot.status !== 'signed-in') return;
+    epoch++;
+    cancelRetry();
+    attempt = 0;
+    revalidating = null;
+    lock.close();
+    set({ status: 'locked', user: null, isStale: true, error: null });
+  }
+
+  /**
+   * Shows the platform's prompt; on success the session opens as on a cold start (the cached
+   * user, then a revalidation, with a refresh when the token expired meanwhile). Resolves whether
+   * the session is open; the lock's state says why not.
+   */
+  async function unlock(): Promise<boolean> {
+    const signedIn = () => snapshot.status === 'signed-in';
+    if (!lock || snapshot.status !== 'locked') return signedIn();
+    const since = epoch;
+    const failure = await lock.authenticate();
+    if (since !== epoch) return signedIn(); // signed out, or in, meanwhile
+    if (failure) return false;
+    const user = await Promise.resolve(storage.getUser()).catch(() => null);
+    if (since !== epoch || !lock.isLocked()) return signedIn(); // a second tap's unlock() got here first
+    lock.open();
+    set({ status: 'signed-in', user, isStale: true, error: null });
+    void revalidate();
+    return true;
+  }
+
   function onAppState(state: string): void {
-    if (state !== 'active') return;
+    if (lock?.cameBackAfterTooLong(state)) lockNow();
+    // Locked, nothing reloads (the hooks' listeners may not have heard of the lock yet).
+    if (state !== 'active' || snapshot.status === 'locked') return;
     void refreshIfDue();
     for (const listener of foregroundListeners) listener();
   }
@@ -259,9 +304,11 @@ export function createSessionController({ client, storage, appState, retry }: Se
       subscription ??= appState?.addEventListener('change', onAppState);
       const since = epoch;
       try {
-        const stored = await client.session.get();
+        // The storage itself, not the client's view of it: that is empty while locked.
+        const stored = await storage.get();
         if (since !== epoch) return; // signed in or out meanwhile
         if (!stored) return await signedOut();
+        if (lock?.isLocked()) return set({ status: 'locked', user: null, isStale: true, error: null });
         set({ status: 'signed-in', user: await storage.getUser(), isStale: true });
       } catch {
         // Storage that cannot be read: start signed out rather than loading forever.
@@ -275,6 +322,14 @@ export function createSessionController({ client, storage, appState, retry }: Se
     sessionCleared: () => void signedOut(),
 
     revalidate,
+
+    unlock,
+
+    /** Lock now (a "Lock" button); a no-op without a lock or a signed-in session. */
+    lock: lockNow,
+
+    /** The lock's own state (the prompt showing, the last failure), for useBiometricLock; null without a lock. */
+    biometricLock: lock ?? null,
 
     signIn,
 
@@ -300,9 +355,12 @@ export function createSessionController({ client, storage, appState, retry }: Se
       return signIn(input.email, input.password);
     },
 
-    /** Ends the session on the server when it can; locally always. */
+    /** Ends the session on the server when it can; locally always. Also while locked. */
     async signOut(): Promise<void> {
       epoch++;
+      // Locked, the client would not find the tokens to end the session on the server with; the
+      // status stays `locked` (nothing shown, no hook loading) until the session is gone.
+      lock?.open();
       try {
         await client.auth.logout();
       } catch {
