@@ -9,6 +9,7 @@ import { AgentsScreen } from './screens/AgentsScreen';
 import { ChatScreen } from './screens/ChatScreen';
 import { ChatsScreen } from './screens/ChatsScreen';
 import { InvitationScreen } from './screens/InvitationScreen';
+import { LockScreen } from './screens/LockScreen';
 import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
 import { SignInScreen } from './screens/SignInScreen';
 import { describeError, styles } from './ui';
@@ -16,9 +17,16 @@ import { describeError, styles } from './ui';
 /** Where Gatehouse runs: EXPO_PUBLIC_GATEHOUSE_URL at bundle time; the Android emulator's name for the host otherwise. */
 const GATEHOUSE_URL = process.env.EXPO_PUBLIC_GATEHOUSE_URL ?? 'http://10.0.2.2:8080';
 
+/**
+ * The stored session opens after Face ID / fingerprint on a cold start and after five minutes
+ * away. A phone that cannot ask (an emulator with nothing enrolled) is let through: an app holding
+ * money or health data would keep the default, `stay-locked`, and offer only "Log out" there.
+ */
+const BIOMETRIC_LOCK = { afterBackgroundSeconds: 300, prompt: { promptMessage: 'Unlock Gatehouse Chat' }, whenUnavailable: 'unlock' } as const;
+
 export default function App() {
   return (
-    <GatehouseProvider baseUrl={GATEHOUSE_URL}>
+    <GatehouseProvider baseUrl={GATEHOUSE_URL} biometricLock={BIOMETRIC_LOCK}>
       <Main />
     </GatehouseProvider>
   );
@@ -64,6 +72,7 @@ function Main() {
 
   if (reset) return <ResetPasswordScreen complete={reset.complete} onDone={() => setReset(null)} />;
   if (session.status === 'loading') return <ActivityIndicator style={{ flex: 1 }} />;
+  if (session.status === 'locked') return <LockScreen />;
   if (invitation) return <InvitationScreen invitation={invitation} signedIn={session.status === 'signed-in'} onDone={() => setInvitation(null)} />;
   return (
     <View style={{ flex: 1 }}>
