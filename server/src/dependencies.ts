@@ -144,6 +144,8 @@ async function createShared(config: Config, clock: Clock, overrides: DependencyO
 export async function createDependencies(config: Config, overrides: DependencyOverrides = {}): Promise<Dependencies> {
   const clock = overrides.clock ?? systemClock;
   const onError = (error: unknown) => overrides.logger?.error({ err: error }, 'background task failed');
+  // MAIL_TEMPLATES_DIR is a setting: a bad folder stops the start before the database is opened or migrated.
+  const mails = mailTemplates(config.productName, config.mailTemplatesDir === undefined ? undefined : loadMailOverrides(config.mailTemplatesDir));
   const database = await openDatabase({ url: config.databaseUrl, schema: overrides.databaseSchema });
   let shared: Shared | undefined;
   try {
@@ -182,7 +184,6 @@ export async function createDependencies(config: Config, overrides: DependencyOv
     });
     const mailer = createMailer(config, (entry, msg) => overrides.logger?.info({ mail: entry }, msg));
     const emailTokens = createEmailTokens({ db: database.db, clock });
-    const mails = mailTemplates(config.productName, config.mailTemplatesDir === undefined ? undefined : loadMailOverrides(config.mailTemplatesDir));
     const accountEmail = createAccountEmailService({
       mails,
       db: database.db, clock, publicUrl: config.publicUrl, appLinkUrl: config.appLinkUrl, mailer, tokens: emailTokens,

@@ -51,28 +51,37 @@ function layout(title: string, paragraphs: string[], link?: MailLink & { label: 
 const textLink = (link: MailLink) => (link.app ? `${link.href}\n\nOpen in the app: ${link.app}` : link.href);
 const linkVariables = (link: MailLink) => ({ link: link.href, app_link: link.app ?? '' });
 
-/** `{{ variable }}` in a template, with what each part's values must become. */
+/**
+ * A placeholder in a template: `{{ variable }}`. Whatever stands between the braces must be one of
+ * the mail's variables: mail-template-files.ts refuses anything else at start, so a typo stops the
+ * start instead of going out as an empty gap.
+ */
+export const PLACEHOLDER = /\{\{([\s\S]*?)\}\}/g;
 function fill(template: string, variables: Record<string, string>, escape: (value: string) => string): string {
-  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_whole, name: string) => escape(variables[name] ?? ''));
+  return template.replace(PLACEHOLDER, (_whole, name: string) => escape(variables[name.trim()] ?? ''));
 }
-/** A subject is one header line: a name with a line break in it must not start another header. */
-const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
+/**
+ * A subject is one header line, whoever wrote it: a line break (or any control character) in a
+ * name, an organization or a template's file must not start another header (`Bcc: …`).
+ */
+const oneLine = (subject: string) => subject.replace(/\p{Cc}+/gu, ' ').trim();
 const asIs = (value: string) => value;
 
 /**
  * Every mail, in the product's name (PRODUCT_NAME): what its users know the service as. Each
- * function builds the built-in mail; `overrides` (MAIL_TEMPLATES_DIR) replaces the parts given.
+ * function builds the built-in mail; `overrides` (MAIL_TEMPLATES_DIR) replaces the parts given,
+ * with the same variables: as they are in the subject and the text, HTML-escaped in the HTML.
  */
 export function mailTemplates(product: string, overrides: MailOverrides = new Map()) {
   function finish<N extends MailName>(name: N, to: string, variables: Omit<Variables<N>, 'product'>, builtIn: Omit<MailMessage, 'to'>): MailMessage {
-    const own = overrides.get(name);
-    if (!own) return { to, ...builtIn };
+    const own: MailOverride = overrides.get(name) ?? {};
     const values: Record<string, string> = { ...variables, product };
+    const part = (template: string | undefined, made: string, escape: (value: string) => string) => (template === undefined ? made : fill(template, values, escape));
     return {
       to,
-      subject: own.subject === undefined ? builtIn.subject : fill(own.subject, values, oneLine).trim(),
-      text: own.text === undefined ? builtIn.text : fill(own.text, values, asIs),
-      html: own.html === undefined ? builtIn.html : fill(own.html, values, escapeHtml),
+      subject: oneLine(part(own.subject, builtIn.subject, asIs)),
+      text: part(own.text, builtIn.text, asIs),
+      html: part(own.html, builtIn.html, escapeHtml),
     };
   }
 
