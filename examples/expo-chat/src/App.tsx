@@ -2,7 +2,7 @@
  * The example app: the provider at the top, mailed links routed to handleAuthLink, and a small
  * stack of screens chosen by state (no navigation library, to keep the example about Gatehouse).
  */
-import { GatehouseProvider, useSession, type Agent, type AuthLinkResult, type Chat } from '@gatehouse/react-native';
+import { GatehouseProvider, mfaChallengeOf, useSession, type Agent, type AuthLinkResult, type Chat } from '@gatehouse/react-native';
 import { useEffect, useRef, useState } from 'react';
 import { ActivityIndicator, Linking, Text, View } from 'react-native';
 import { AgentsScreen } from './screens/AgentsScreen';
@@ -10,6 +10,7 @@ import { ChatScreen } from './screens/ChatScreen';
 import { ChatsScreen } from './screens/ChatsScreen';
 import { InvitationScreen } from './screens/InvitationScreen';
 import { LockScreen } from './screens/LockScreen';
+import { MfaScreen } from './screens/MfaScreen';
 import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
 import { SignInScreen } from './screens/SignInScreen';
 import { describeError, styles } from './ui';
@@ -40,6 +41,8 @@ function Main() {
   const [reset, setReset] = useState<Extract<AuthLinkResult, { kind: 'reset-password' }> | null>(null);
   const [invitation, setInvitation] = useState<Extract<AuthLinkResult, { kind: 'invitation' }> | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // A sign-in (on a screen or by a mailed link) that waits for the account's second factor.
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   const { handleAuthLink, status } = session;
 
   // Whoever signs in next starts at the agents list, not inside the last user's chat.
@@ -58,8 +61,13 @@ function Main() {
         if (result.kind === 'email-verified') setNotice('Your email address is verified.');
         if (result.kind === 'reset-password') setReset(result);
         if (result.kind === 'invitation') setInvitation(result);
+        if (result.kind === 'signed-in') setNotice(null); // a mailed sign-in link: the session shows by itself
       } catch (error) {
-        setNotice(describeError(error));
+        // A sign-in link to an account with a second factor asks for it; a used or old link gets
+        // the server's sentence, which says to ask for a new one.
+        const challenge = mfaChallengeOf(error);
+        if (challenge) setMfaToken(challenge.mfaToken);
+        else setNotice(describeError(error));
       }
     };
     if (!launchUrlHandled.current) {
@@ -73,12 +81,13 @@ function Main() {
   if (reset) return <ResetPasswordScreen complete={reset.complete} onDone={() => setReset(null)} />;
   if (session.status === 'loading') return <ActivityIndicator style={{ flex: 1 }} />;
   if (session.status === 'locked') return <LockScreen />;
+  if (mfaToken) return <MfaScreen mfaToken={mfaToken} onDone={() => setMfaToken(null)} />;
   if (invitation) return <InvitationScreen invitation={invitation} signedIn={session.status === 'signed-in'} onDone={() => setInvitation(null)} />;
   return (
     <View style={{ flex: 1 }}>
       {notice && <Text style={[styles.muted, { paddingTop: 40, paddingHorizontal: 16 }]} onPress={() => setNotice(null)}>{notice}</Text>}
       {session.status === 'signed-out' ? (
-        <SignInScreen />
+        <SignInScreen onMfa={setMfaToken} />
       ) : route.screen === 'agents' ? (
         <AgentsScreen onOpen={(agent) => setRoute({ screen: 'chats', agent })} />
       ) : route.screen === 'chats' ? (

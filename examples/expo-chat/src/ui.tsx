@@ -1,6 +1,6 @@
-/** The few building blocks every screen shares: a button, a labelled field, an error line. */
-import { isGatehouseError } from '@gatehouse/react-native';
-import type { ReactNode } from 'react';
+/** The few building blocks every screen shares: a button, a labelled field, an error line, a sign-in attempt. */
+import { isGatehouseError, mfaChallengeOf } from '@gatehouse/react-native';
+import { useCallback, useState, type ReactNode } from 'react';
 import { Pressable, StyleSheet, Text, TextInput, View, type TextInputProps } from 'react-native';
 
 export function Button({ title, onPress, disabled, kind = 'primary' }: { title: string; onPress: () => void; disabled?: boolean; kind?: 'primary' | 'plain' }) {
@@ -27,8 +27,46 @@ export function ErrorLine({ error }: { error: unknown }) {
 }
 
 export function describeError(error: unknown): string {
-  if (isGatehouseError(error)) return error.code === 'network_error' ? 'No connection to the server. Retrying…' : error.detail;
+  if (isGatehouseError(error)) {
+    if (error.code === 'network_error') return 'No connection to the server. Retrying…';
+    // The server's sentence does not name the wait (Retry-After does): a throttled code or mail says it.
+    if (error.status === 429 && error.retryAfterSeconds !== null) return `${error.detail} Try again in ${formatWait(error.retryAfterSeconds)}.`;
+    return error.detail;
+  }
   return error instanceof Error ? error.message : String(error);
+}
+
+function formatWait(seconds: number): string {
+  if (seconds < 60) return seconds <= 1 ? 'a second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? 'a minute' : `${minutes} minutes`;
+}
+
+/**
+ * One way of signing in at a time: `busy` while it runs, its failure in `error` for an ErrorLine,
+ * except an account's second factor, whose challenge goes to `onMfa` (the app then asks for the
+ * authenticator's code: every way in can meet one).
+ */
+export function useSignInAttempt(onMfa?: (mfaToken: string) => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(
+    async (action: () => Promise<unknown>) => {
+      setBusy(true);
+      setError(null);
+      try {
+        await action();
+      } catch (failure) {
+        const challenge = onMfa ? mfaChallengeOf(failure) : null;
+        if (challenge) onMfa!(challenge.mfaToken);
+        else setError(failure);
+      } finally {
+        setBusy(false);
+      }
+    },
+    [onMfa],
+  );
+  return { busy, error, setError, run };
 }
 
 export function Screen({ title, right, children }: { title: string; right?: ReactNode; children: ReactNode }) {
@@ -59,5 +97,6 @@ export const styles = StyleSheet.create({
   row: { paddingVertical: 14, borderBottomWidth: StyleSheet.hairlineWidth, borderColor: '#ccc' },
   rowTitle: { fontSize: 16 },
   muted: { color: '#666' },
+  notice: { color: '#333', marginBottom: 12 },
   typing: { color: '#666', fontSize: 20, lineHeight: 20 },
 });
