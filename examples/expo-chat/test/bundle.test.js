@@ -27,6 +27,9 @@ it('bundles the app for Android with Metro and compiles it to Hermes bytecode', 
   // The packages are in it (their messages survive minification), built for React Native.
   expect(js).toContain('Gatehouse hooks must be used inside <GatehouseProvider>');
   expect(js).toContain('secureStoreTokenStore needs expo-secure-store');
+  // The native sign-in sheets' JavaScript is in it too, compiled for Hermes like the rest.
+  expect(js).toContain("getEnforcing('RNGoogleSignin')");
+  expect(js).toContain('ExpoAppleAuthentication');
   const hbc = readFileSync(join(out, 'app/index.android.hbc'));
   expect(hbc.readBigUInt64LE(0)).toBe(0x1f1903c103bc1fc6n);
   expect(result.output).toMatch(/hermes bytecode: .*index\.android\.hbc/);
