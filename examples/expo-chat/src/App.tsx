@@ -13,6 +13,7 @@ import { LockScreen } from './screens/LockScreen';
 import { MfaScreen } from './screens/MfaScreen';
 import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
 import { SignInScreen } from './screens/SignInScreen';
+import { UpgradeScreen } from './screens/UpgradeScreen';
 import { describeError, styles } from './ui';
 
 /** Where Gatehouse runs: EXPO_PUBLIC_GATEHOUSE_URL at bundle time; the Android emulator's name for the host otherwise. */
@@ -33,7 +34,7 @@ export default function App() {
   );
 }
 
-type Route = { screen: 'agents' } | { screen: 'chats'; agent: Agent } | { screen: 'chat'; chat: Chat; agent: Agent };
+type Route = { screen: 'agents' } | { screen: 'upgrade' } | { screen: 'chats'; agent: Agent } | { screen: 'chat'; chat: Chat; agent: Agent };
 
 function Main() {
   const session = useSession();
@@ -89,7 +90,9 @@ function Main() {
       {session.status === 'signed-out' ? (
         <SignInScreen onMfa={setMfaToken} />
       ) : route.screen === 'agents' ? (
-        <AgentsScreen onOpen={(agent) => setRoute({ screen: 'chats', agent })} />
+        <AgentsScreen onOpen={(agent) => setRoute({ screen: 'chats', agent })} onUpgrade={() => setRoute({ screen: 'upgrade' })} />
+      ) : route.screen === 'upgrade' ? (
+        <UpgradeScreen onDone={() => setRoute({ screen: 'agents' })} />
       ) : route.screen === 'chats' ? (
         <ChatsScreen agent={route.agent} onOpen={(chat) => setRoute({ screen: 'chat', chat, agent: route.agent })} onBack={() => setRoute({ screen: 'agents' })} />
       ) : (

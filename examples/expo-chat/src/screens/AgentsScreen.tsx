@@ -1,10 +1,10 @@
-/** The account's agents; add one, or open one to see its chats. */
+/** The account's agents; add one, or open one to see its chats. A guest is offered to save its account. */
 import { useAgents, useGatehouse, useSession, type Agent } from '@gatehouse/react-native';
 import { useState } from 'react';
-import { FlatList, Pressable, Text } from 'react-native';
+import { Alert, FlatList, Pressable, Text } from 'react-native';
 import { Button, ErrorLine, Field, Screen, styles } from '../ui';
 
-export function AgentsScreen({ onOpen }: { onOpen: (agent: Agent) => void }) {
+export function AgentsScreen({ onOpen, onUpgrade }: { onOpen: (agent: Agent) => void; onUpgrade: () => void }) {
   const gh = useGatehouse();
   const { user, signOut } = useSession();
   const agents = useAgents();
@@ -26,9 +26,26 @@ export function AgentsScreen({ onOpen }: { onOpen: (agent: Agent) => void }) {
     }
   }
 
+  const guest = user?.is_anonymous === true;
+  // A guest has no way back in: logging out leaves its agents and chats behind for good.
+  const logOut = () =>
+    guest
+      ? Alert.alert('Leave the guest account?', 'Its agents and chats cannot be opened again. Save your account to keep them.', [
+          { text: 'Cancel', style: 'cancel' },
+          { text: 'Log out', style: 'destructive', onPress: () => void signOut() },
+        ])
+      : void signOut();
+
   return (
-    <Screen title="Agents" right={<Button kind="plain" title="Log out" onPress={() => void signOut()} />}>
-      <Text style={styles.muted}>Signed in as {user?.email}</Text>
+    <Screen title="Agents" right={<Button kind="plain" title="Log out" onPress={logOut} />}>
+      {guest ? (
+        <>
+          <Text style={styles.muted}>You are trying the app as a guest.</Text>
+          <Button kind="plain" title="Save your account" onPress={onUpgrade} />
+        </>
+      ) : (
+        <Text style={styles.muted}>Signed in as {user?.email}</Text>
+      )}
       <Field label="New agent" value={name} onChangeText={setName} autoCapitalize="sentences" placeholder="Support bot" />
       <Button title="Add agent" onPress={addAgent} disabled={adding || name.trim() === ''} />
       <ErrorLine error={error ?? agents.error} />

@@ -1,6 +1,7 @@
 /**
- * Log in or create an account: a password, an email code, the platform's sheet (Apple, Google), or
- * a provider in a browser. A second factor goes to `onMfa` whichever way was taken.
+ * Log in or create an account: a password, an email code, the platform's sheet (Apple, Google), a
+ * provider in a browser, or no account at all (a guest, upgraded later). A second factor goes to
+ * `onMfa` whichever way was taken.
  */
 import { useSession } from '@gatehouse/react-native';
 import { useState } from 'react';
@@ -9,7 +10,7 @@ import { Button, ErrorLine, Field, Screen, useSignInAttempt } from '../ui';
 import { EmailCodeScreen } from './EmailCodeScreen';
 
 export function SignInScreen({ onMfa }: { onMfa: (mfaToken: string) => void }) {
-  const { signIn, signUp } = useSession();
+  const { signIn, signUp, signInAsGuest } = useSession();
   const providers = useSignInProviders();
   const [mode, setMode] = useState<'sign-in' | 'sign-up'>('sign-in');
   const [byCode, setByCode] = useState(false);
@@ -31,6 +32,7 @@ export function SignInScreen({ onMfa }: { onMfa: (mfaToken: string) => void }) {
       <Button kind="plain" title={mode === 'sign-in' ? 'Email me a sign-in code' : 'Sign up with an email code instead'} onPress={() => setByCode(true)} disabled={busy} />
       <ProviderButtons providers={providers} run={run} disabled={busy} />
       <Button kind="plain" title={mode === 'sign-in' ? 'New here? Create an account' : 'Have an account? Log in'} onPress={() => setMode(mode === 'sign-in' ? 'sign-up' : 'sign-in')} />
+      <Button kind="plain" title="Try without an account" onPress={() => void run(signInAsGuest)} disabled={busy} />
     </Screen>
   );
 }
