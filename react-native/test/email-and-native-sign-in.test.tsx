@@ -4,30 +4,15 @@
  * nonce (the suite's OpenID issuer stands in for Apple's and Google's sheets).
  */
 import { isGatehouseError } from '@gatehouse/sdk';
-import { act, render, screen, waitFor } from '@testing-library/react-native';
-import { useEffect } from 'react';
-import { Text } from 'react-native';
-import { createSignInNonce, GatehouseProvider, memorySessionStorage, useSession, type UseSession } from '../src/index.js';
-import { mailedCode, mailedLink, SERVER, uniqueEmail } from './helpers.js';
+import { act, screen } from '@testing-library/react-native';
+import { createSignInNonce, type UseSession } from '../src/index.js';
+import { mailedCode, mailedLink, uniqueEmail } from './helpers.js';
+import { renderSignedOutApp } from './session-probe.js';
 import { sheetIdToken } from './native-app.js';
 
-function SessionProbe({ onSession }: { onSession: (session: UseSession) => void }) {
-  const session = useSession();
-  useEffect(() => {
-    onSession(session);
-  });
-  return <Text testID="session">{`${session.status}:${session.user?.email ?? '-'}`}</Text>;
-}
-
-async function renderApp() {
-  let current: UseSession | undefined;
-  render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (current = s)} /></GatehouseProvider>);
-  await waitFor(() => expect(screen.getByTestId('session').props.children).toBe('signed-out:-'));
-  return { session: () => current! };
-}
 
 it('signs in with a mailed code, making the account, and refuses a wrong one', async () => {
-  const { session } = await renderApp();
+  const { session } = await renderSignedOutApp();
   const email = uniqueEmail();
   await act(async () => {
     await session().sendEmailCode(email);
@@ -48,7 +33,7 @@ it('signs in with a mailed code, making the account, and refuses a wrong one', a
 });
 
 it('signs in when a mailed sign-in link opens the app', async () => {
-  const { session } = await renderApp();
+  const { session } = await renderSignedOutApp();
   const email = uniqueEmail();
   await act(async () => {
     await session().sendEmailCode(email);
@@ -69,7 +54,7 @@ it('signs in when a mailed sign-in link opens the app', async () => {
 });
 
 it("signs in with a native sheet's ID token and the nonce, and refuses it with another nonce", async () => {
-  const { session } = await renderApp();
+  const { session } = await renderSignedOutApp();
   const email = uniqueEmail();
   const { nonce, hashedNonce } = createSignInNonce();
   const idToken = await sheetIdToken(email, hashedNonce);

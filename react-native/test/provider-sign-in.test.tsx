@@ -4,12 +4,11 @@
  * browser that signs in at the provider's form and stops at the app's link.
  */
 import { createGatehouse, isGatehouseError } from '@gatehouse/sdk';
-import { act, render, screen, waitFor } from '@testing-library/react-native';
-import { useEffect } from 'react';
-import { Text } from 'react-native';
-import { authorizeWithProvider, GatehouseProvider, memorySessionStorage, useSession, type OpenAuthSession, type UseSession } from '../src/index.js';
+import { act, screen } from '@testing-library/react-native';
+import { authorizeWithProvider, type OpenAuthSession } from '../src/index.js';
 import { signInAtProvider } from '../../server/test/provider-browser.js';
 import { confirmEmail, PASSWORD, SERVER, uniqueEmail } from './helpers.js';
+import { renderSignedOutApp } from './session-probe.js';
 
 const REDIRECT_URI = 'gatehouse-example://auth/oidc';
 
@@ -19,23 +18,9 @@ const browserSession = (email: string, cancel = false): OpenAuthSession => async
   return { type: 'success', url: back.toString() };
 };
 
-function SessionProbe({ onSession }: { onSession: (session: UseSession) => void }) {
-  const session = useSession();
-  useEffect(() => {
-    onSession(session);
-  });
-  return <Text testID="session">{`${session.status}:${session.user?.email ?? '-'}`}</Text>;
-}
-
-async function renderApp() {
-  let current: UseSession | undefined;
-  render(<GatehouseProvider baseUrl={SERVER} tokenStore={memorySessionStorage()}><SessionProbe onSession={(s) => (current = s)} /></GatehouseProvider>);
-  await waitFor(() => expect(screen.getByTestId('session').props.children).toBe('signed-out:-'));
-  return { session: () => current! };
-}
 
 it('signs in with a provider through a browser session and shows the new account', async () => {
-  const { session } = await renderApp();
+  const { session } = await renderSignedOutApp();
   const email = uniqueEmail();
   await act(async () => {
     await session().signInWithProvider('test-idp', { redirectUri: REDIRECT_URI, openAuthSession: browserSession(email) });
@@ -44,7 +29,7 @@ it('signs in with a provider through a browser session and shows the new account
 });
 
 it('rejects with access_denied when the person cancels or closes the browser, and stays signed out', async () => {
-  const { session } = await renderApp();
+  const { session } = await renderSignedOutApp();
   let cancelled: unknown;
   await act(async () => {
     cancelled = await session().signInWithProvider('test-idp', { redirectUri: REDIRECT_URI, openAuthSession: browserSession(uniqueEmail(), true) }).catch((e) => e);
